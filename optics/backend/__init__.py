@@ -1,0 +1,94 @@
+"""optics.backend (``be``): the one array layer over NumPy and PyTorch.
+
+Every numerical routine in optics is written once against these names.
+Operations dispatch on the arrays they receive; creation uses the configured
+backend, precision and device::
+
+    from optics import backend as be
+
+    be.set_backend("torch")            # or: with be.using("torch"): ...
+    x = be.linspace(0.0, 1.0, 5)       # float64 torch tensor on the CPU
+    y = be.sqrt(x)
+
+This package is the only code in optics that imports torch or compares
+backend names; see docs/backend.md for the full list and how to add a backend.
+"""
+
+from ..errors import BackendUnavailableError
+from ._autodiff import detach, enable_grad, grad_active, no_grad, parameter, requires_grad
+from ._config import (
+    available_backends,
+    get_backend,
+    get_device,
+    get_precision,
+    set_backend,
+    set_device,
+    set_precision,
+    using,
+)
+from ._creation import (
+    arange,
+    array,
+    asarray,
+    astype,
+    device_of,
+    empty,
+    empty_like,
+    eye,
+    finfo,
+    float_dtype,
+    full,
+    full_like,
+    is_array,
+    item,
+    linspace,
+    machine_eps,
+    ones,
+    ones_like,
+    size,
+    to_numpy,
+    zeros,
+    zeros_like,
+)
+from ._math import (  # noqa: F401  (names made in a loop in _math)
+    abs,
+    all,
+    any,
+    arccos,
+    arcsin,
+    arctan,
+    arctan2,
+    broadcast_to,
+    clip,
+    concatenate,
+    copysign,
+    cos,
+    exp,
+    floor,
+    hypot,
+    isfinite,
+    isnan,
+    log,
+    logical_and,
+    logical_not,
+    logical_or,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    reshape,
+    scatter,
+    sign,
+    sin,
+    solve,
+    sqrt,
+    square,
+    stack,
+    sum,
+    tan,
+    where,
+)
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,202 @@
+"""Array creation on the configured backend, precision queries and conversion."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _config
+from ._dispatch import configured, impl_of, resolve, torch_impl
+
+
+def _target(device):
+    """(implementation, device argument) for new arrays of the configured backend."""
+    impl = configured()
+    if impl.name == "numpy":
+        return impl, device
+    return impl, device if device is not None else _config.get_device()
+
+
+def float_dtype():
+    """The configured backend's float dtype for the configured precision."""
+    return configured().float_dtype(_config.get_precision())
+
+
+def _default_dtype(impl, dtype):
+    return impl.float_dtype(_config.get_precision()) if dtype is None else dtype
+
+
+def is_array(x) -> bool:
+    """True for a NumPy array or a torch tensor (or any Array API array)."""
+    if isinstance(x, np.ndarray):
+        return True
+    try:
+        impl = resolve(x)
+    except TypeError:
+        return False
+    return not isinstance(x, (int, float, complex, list, tuple)) and hasattr(impl, "name")
+
+
+def asarray(obj, dtype=None, device=None):
+    """Convert ``obj`` to an array of the configured backend (no copy when possible).
+
+    Arrays keep their dtype; Python floats (and lists of them) take the
+    configured precision.  A list of grad-carrying tensors is stacked without
+    detaching.
+    """
+    impl, device = _target(device)
+    if dtype is None and not _carries_dtype(obj):
+        probe = np.asarray(obj) if not _holds_array(obj) else None
+        if probe is not None and probe.dtype.kind == "f":
+            dtype = impl.float_dtype(_config.get_precision())
+    return impl.asarray(obj, dtype=dtype, device=device)
+
+
+def array(obj, dtype=None, device=None):
+    """Like :func:`asarray`, but always a new array."""
+    impl, device = _target(device)
+    if dtype is None and not _carries_dtype(obj):
+        probe = np.asarray(obj) if not _holds_array(obj) else None
+        if probe is not None and probe.dtype.kind == "f":
+            dtype = impl.float_dtype(_config.get_precision())
+    return impl.asarray(obj, dtype=dtype, device=device, copy=True)
+
+
+def _carries_dtype(obj):
+    return hasattr(obj, "dtype") and not isinstance(obj, np.generic)
+
+
+def _holds_array(obj):
+    if isinstance(obj, (list, tuple)):
+        return any(_holds_array(o) for o in obj)
+    return _carries_dtype(obj)
+
+
+def zeros(shape, dtype=None, device=None):
+    """Array of zeros; float of the configured precision unless ``dtype`` says otherwise."""
+    impl, device = _target(device)
+    return impl.zeros(shape, dtype=_default_dtype(impl, dtype), device=device)
+
+
+def ones(shape, dtype=None, device=None):
+    """Array of ones (configured float precision by default)."""
+    impl, device = _target(device)
+    return impl.ones(shape, dtype=_default_dtype(impl, dtype), device=device)
+
+
+def empty(shape, dtype=None, device=None):
+    """Uninitialised array (configured float precision by default)."""
+    impl, device = _target(device)
+    return impl.empty(shape, dtype=_default_dtype(impl, dtype), device=device)
+
+
+def full(shape, value, dtype=None, device=None):
+    """Array filled with ``value``; a grad-carrying tensor value stays attached."""
+    impl, device = _target(device)
+    return impl.full(shape, value, dtype=_default_dtype(impl, dtype), device=device)
+
+
+def arange(start, stop=None, step=1, dtype=None, device=None):
+    """Evenly spaced values in [start, stop); integer dtype for integer arguments."""
+    impl, device = _target(device)
+    if stop is None:
+        start, stop = 0, start
+    if dtype is None and any(isinstance(v, float) for v in (start, stop, step)):
+        dtype = impl.float_dtype(_config.get_precision())
+    if dtype is None:
+        dtype = impl.INT64
+    return impl.arange(start, stop, step, dtype=dtype, device=device)
+
+
+def linspace(start, stop, num, dtype=None, device=None):
+    """``num`` evenly spaced values from start to stop inclusive."""
+    impl, device = _target(device)
+    return impl.linspace(start, stop, num, dtype=_default_dtype(impl, dtype), device=device)
+
+
+def eye(n, dtype=None, device=None):
+    """n x n identity matrix."""
+    impl, device = _target(device)
+    return impl.eye(n, dtype=_default_dtype(impl, dtype), device=device)
+
+
+def zeros_like(x, dtype=None):
+    """Zeros with the shape, dtype and device of x."""
+    return impl_of(x).zeros_like(x, dtype=dtype)
+
+
+def ones_like(x, dtype=None):
+    """Ones with the shape, dtype and device of x."""
+    return impl_of(x).ones_like(x, dtype=dtype)
+
+
+def empty_like(x, dtype=None):
+    """Uninitialised array with the shape, dtype and device of x."""
+    return impl_of(x).empty_like(x, dtype=dtype)
+
+
+def full_like(x, value, dtype=None):
+    """Array shaped like x filled with ``value``.
+
+    When ``value`` is a tensor carrying a gradient the result stays attached
+    to it, so the gradient reaches ``value``.
+    """
+    return impl_of(x).full_like(x, value, dtype=dtype)
+
+
+def astype(x, dtype):
+    """x converted to ``dtype`` (no copy when it already has it)."""
+    return impl_of(x).astype(x, dtype)
+
+
+_EPS_CACHE: dict = {}
+
+
+def finfo(x):
+    """Floating-point limits of an array's dtype (or of a dtype)."""
+    dtype = getattr(x, "dtype", x)
+    if isinstance(x, float) or dtype is float:
+        return np.finfo(np.float64)
+    if type(dtype).__module__.startswith("torch"):
+        return torch_impl().finfo(dtype)
+    return np.finfo(dtype)
+
+
+def machine_eps(x) -> float:
+    """Machine epsilon of x's floating dtype (2**-52 float64, 2**-23 float32).
+
+    A Python float counts as float64.  Thresholds in optics are multiples of it.
+    """
+    dtype = float if isinstance(x, (float, int)) else getattr(x, "dtype", x)
+    eps = _EPS_CACHE.get(dtype)
+    if eps is None:
+        eps = _EPS_CACHE[dtype] = float(finfo(x).eps)
+    return eps
+
+
+def to_numpy(x):
+    """A NumPy copy/view of x, detached from any graph (for I/O and plots only)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, (int, float, list, tuple)) or isinstance(x, np.generic):
+        return np.asarray(x)
+    return impl_of(x).to_numpy(x)
+
+
+def item(x) -> float:
+    """The value of a one-element array as a Python number (a host sync on GPUs)."""
+    if isinstance(x, (int, float)):
+        return x
+    return impl_of(x).item(x)
+
+
+def size(x) -> int:
+    """Number of elements of x."""
+    n = 1
+    for d in x.shape:
+        n *= int(d)
+    return n
+
+
+def device_of(x) -> str:
+    """Device of an array as a string ("cpu" for NumPy)."""
+    return impl_of(x).device_of(x)

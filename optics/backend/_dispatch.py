@@ -1,0 +1,126 @@
+"""Find the implementation module for the arrays an operation receives.
+
+The fast path is one dictionary lookup on ``type(x)``; the slow path runs
+once per new array type (and for Python scalars, which carry no backend and
+therefore use the configured one).
+"""
+
+from __future__ import annotations
+
+import numbers
+import sys
+
+import numpy as np
+
+from ..errors import BackendUnavailableError
+from . import _config
+from . import _numpy_impl as numpy_impl
+
+_BY_TYPE: dict[type, object] = {np.ndarray: numpy_impl}
+_scalar_wrappers: dict[str, object] = {}
+
+
+def torch_impl():
+    """The torch implementation module, importing torch on first use."""
+    try:
+        from . import _torch_impl
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise BackendUnavailableError(
+            "the torch backend needs PyTorch, which is not installed; "
+            "install it with: pip install 'optics[torch]' (or pip install torch)"
+        ) from exc
+    return _torch_impl
+
+
+def configured():
+    """Implementation of the configured backend (used for creation)."""
+    return torch_impl() if _config.get_backend() == "torch" else numpy_impl
+
+
+def _is_scalar(x):
+    return isinstance(x, numbers.Number) and not isinstance(x, np.generic)
+
+
+def resolve(x):
+    """Implementation for one operand (slow path of :func:`impl_of`)."""
+    if _is_scalar(x):
+        return _scalar_wrapper(configured())
+    if isinstance(x, (np.ndarray, np.generic)):
+        _BY_TYPE[type(x)] = numpy_impl
+        return numpy_impl
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        impl = torch_impl()
+        _BY_TYPE[type(x)] = impl
+        return impl
+    if isinstance(x, (list, tuple)):
+        return configured()
+    try:
+        from . import _xp_impl
+
+        impl = _xp_impl.impl_for(x)
+    except TypeError as exc:
+        raise TypeError(f"optics.backend cannot operate on {type(x).__name__} objects") from exc
+    _BY_TYPE[type(x)] = impl
+    return impl
+
+
+def impl_of(x):
+    """Implementation for a single array argument."""
+    impl = _BY_TYPE.get(type(x))
+    return impl if impl is not None else resolve(x)
+
+
+def impl_of_all(*xs):
+    """Implementation shared by several operands; Python scalars adapt to the arrays.
+
+    Raises
+    ------
+    TypeError
+        When arrays of two different backends are mixed in one call.
+    """
+    found, found_type = None, None
+    for x in xs:
+        if x is None or _is_scalar(x):
+            continue
+        impl = impl_of(x)
+        if found is None:
+            found, found_type = impl, type(x)
+        elif impl is not found and getattr(impl, "name", None) != getattr(found, "name", None):
+            raise TypeError(
+                f"cannot mix array types {found_type.__module__}.{found_type.__name__} and "
+                f"{type(x).__module__}.{type(x).__name__} in one operation; convert one with "
+                "optics.backend.asarray"
+            )
+    return found if found is not None else _scalar_wrapper(configured())
+
+
+class _ScalarOps:
+    """Wraps an implementation so Python-scalar arguments become arrays first."""
+
+    def __init__(self, impl):
+        self._impl = impl
+        self.name = impl.name
+
+    def __getattr__(self, attr):
+        fn = getattr(self._impl, attr)
+        impl = self._impl
+        precision = _config.get_precision
+
+        def call(*args, **kwargs):
+            args = [
+                impl.asarray(a, dtype=impl.float_dtype(precision()) if isinstance(a, float) else None)
+                if _is_scalar(a)
+                else a
+                for a in args
+            ]
+            return fn(*args, **kwargs)
+
+        return call
+
+
+def _scalar_wrapper(impl):
+    wrapper = _scalar_wrappers.get(impl.name)
+    if wrapper is None:
+        wrapper = _scalar_wrappers[impl.name] = _ScalarOps(impl)
+    return wrapper

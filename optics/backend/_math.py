@@ -1,0 +1,133 @@
+"""Math on arrays, dispatched on the arrays received (one meaning per name)."""
+
+from __future__ import annotations
+
+from ._dispatch import _BY_TYPE, impl_of, impl_of_all, resolve
+
+_UNARY_DOCS = {
+    "sqrt": "Square root.",
+    "sin": "Sine of angles in radians.",
+    "cos": "Cosine of angles in radians.",
+    "tan": "Tangent of angles in radians.",
+    "arcsin": "Inverse sine, radians.",
+    "arccos": "Inverse cosine, radians.",
+    "arctan": "Inverse tangent, radians.",
+    "exp": "Exponential.",
+    "log": "Natural logarithm.",
+    "abs": "Absolute value.",
+    "sign": "Sign (-1, 0 or 1).",
+    "square": "Elementwise square.",
+    "floor": "Largest integer not above x (as the input dtype).",
+    "isfinite": "True where x is neither infinite nor NaN.",
+    "isnan": "True where x is NaN.",
+    "logical_not": "Elementwise logical not.",
+}
+_BINARY_DOCS = {
+    "arctan2": "Quadrant-aware arctan(y / x), radians.",
+    "copysign": "Magnitude of a with the sign of b.",
+    "hypot": "sqrt(a**2 + b**2) without overflow.",
+    "maximum": "Elementwise maximum (propagates NaN).",
+    "minimum": "Elementwise minimum (propagates NaN).",
+    "logical_and": "Elementwise logical and.",
+    "logical_or": "Elementwise logical or.",
+}
+_REDUCTION_DOCS = {
+    "sum": "Sum over ``axis`` (all axes when None); returns an array.",
+    "mean": "Mean over ``axis``; NaN propagates on every backend.",
+    "max": "Maximum over ``axis``; keeps the gradient on torch.",
+    "min": "Minimum over ``axis``; keeps the gradient on torch.",
+    "all": "True when every element along ``axis`` is true.",
+    "any": "True when any element along ``axis`` is true.",
+}
+
+
+def _unary(name, doc):
+    def op(x):
+        impl = _BY_TYPE.get(type(x))
+        if impl is None:
+            impl = resolve(x)
+        return getattr(impl, name)(x)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+def _binary(name, doc):
+    def op(a, b):
+        impl = _BY_TYPE.get(type(a))
+        if impl is None or impl is not _BY_TYPE.get(type(b)):
+            impl = impl_of_all(a, b)
+        return getattr(impl, name)(a, b)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+def _reduction(name, doc):
+    def op(x, axis=None, keepdims=False):
+        return getattr(impl_of(x), name)(x, axis=axis, keepdims=keepdims)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+for _name, _doc in _UNARY_DOCS.items():
+    globals()[_name] = _unary(_name, _doc)
+for _name, _doc in _BINARY_DOCS.items():
+    globals()[_name] = _binary(_name, _doc)
+for _name, _doc in _REDUCTION_DOCS.items():
+    globals()[_name] = _reduction(_name, _doc)
+
+
+def where(cond, a, b):
+    """``a`` where ``cond`` else ``b``; a Python scalar takes the other operand's dtype."""
+    return impl_of_all(cond, a, b).where(cond, a, b)
+
+
+def clip(x, lo=None, hi=None):
+    """Limit x to [lo, hi]; either bound may be None."""
+    return impl_of_all(x, lo, hi).clip(x, lo, hi)
+
+
+def stack(arrays, axis=0):
+    """Join same-shaped arrays along a new axis."""
+    arrays = list(arrays)
+    return impl_of_all(*arrays).stack(arrays, axis=axis)
+
+
+def concatenate(arrays, axis=0):
+    """Join arrays along an existing axis."""
+    arrays = list(arrays)
+    return impl_of_all(*arrays).concatenate(arrays, axis=axis)
+
+
+def reshape(x, shape):
+    """Array with the same data and a new shape."""
+    return impl_of(x).reshape(x, shape)
+
+
+def broadcast_to(x, shape):
+    """Read-only view of x broadcast to ``shape``."""
+    return impl_of(x).broadcast_to(x, shape)
+
+
+def matmul(a, b):
+    """Matrix product with NumPy broadcasting rules."""
+    return impl_of_all(a, b).matmul(a, b)
+
+
+def solve(a, b):
+    """Solve the (batched) dense linear system a @ x = b."""
+    return impl_of_all(a, b).solve(a, b)
+
+
+def scatter(base, mask, values):
+    """Copy of ``base`` with ``values`` written where ``mask`` is true (in order).
+
+    Gradient flows to both ``base`` (outside the mask) and ``values`` on torch;
+    this is how a computation done on a gathered subset ``x[mask]`` is put back.
+    """
+    return impl_of_all(base, values).scatter(base, mask, values)

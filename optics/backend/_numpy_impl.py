@@ -1,0 +1,141 @@
+"""NumPy implementation of the backend operations (one meaning per name, see _torch_impl)."""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+name = "numpy"
+array_types = (np.ndarray, np.generic)
+
+FLOAT_DTYPES = {"float64": np.float64, "float32": np.float32}
+INT64 = np.int64
+BOOL = np.bool_
+
+# Elementwise math: NumPy's ufuncs already have the contract's meaning.
+sqrt, sin, cos, tan = np.sqrt, np.sin, np.cos, np.tan
+arcsin, arccos, arctan, arctan2 = np.arcsin, np.arccos, np.arctan, np.arctan2
+exp, log, abs, sign, square, floor = np.exp, np.log, np.abs, np.sign, np.square, np.floor
+copysign, hypot, maximum, minimum = np.copysign, np.hypot, np.maximum, np.minimum
+isfinite, isnan = np.isfinite, np.isnan
+logical_and, logical_or, logical_not = np.logical_and, np.logical_or, np.logical_not
+where, matmul = np.where, np.matmul
+reshape, broadcast_to = np.reshape, np.broadcast_to
+
+
+def clip(x, lo=None, hi=None):
+    return np.clip(x, lo, hi)
+
+
+def _reduce(fn):
+    def reduce(x, axis=None, keepdims=False):
+        return np.asarray(fn(x, axis=axis, keepdims=keepdims))
+
+    return reduce
+
+
+sum, mean, max, min = _reduce(np.sum), _reduce(np.mean), _reduce(np.max), _reduce(np.min)
+all, any = _reduce(np.all), _reduce(np.any)
+
+
+def stack(arrays, axis=0):
+    return np.stack(arrays, axis=axis)
+
+
+def concatenate(arrays, axis=0):
+    return np.concatenate(arrays, axis=axis)
+
+
+def solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+def float_dtype(precision):
+    return np.dtype(FLOAT_DTYPES[precision])
+
+
+def _check_device(device):
+    if device not in (None, "cpu"):
+        raise ValueError(f"NumPy arrays live on the CPU; device {device!r} needs the torch backend")
+
+
+def asarray(obj, dtype=None, device=None, copy=False):
+    _check_device(device)
+    out = np.array(obj, dtype=dtype, copy=True) if copy else np.asarray(obj, dtype=dtype)
+    return out
+
+
+def creation(fn_name):
+    fn = getattr(np, fn_name)
+
+    def create(*args, dtype, device=None):
+        _check_device(device)
+        return fn(*args, dtype=dtype)
+
+    return create
+
+
+zeros, ones, empty, full = creation("zeros"), creation("ones"), creation("empty"), creation("full")
+arange, linspace, eye = creation("arange"), creation("linspace"), creation("eye")
+
+
+def like(fn_name):
+    fn = getattr(np, fn_name)
+
+    def create(x, *args, dtype=None):
+        return fn(x, *args, dtype=dtype)
+
+    return create
+
+
+zeros_like, ones_like, empty_like = like("zeros_like"), like("ones_like"), like("empty_like")
+
+
+def full_like(x, value, dtype=None):
+    return np.full_like(x, value, dtype=dtype)
+
+
+def astype(x, dtype):
+    return np.asarray(x).astype(dtype, copy=False)
+
+
+def is_floating(x):
+    return np.issubdtype(np.asarray(x).dtype, np.floating)
+
+
+def finfo(dtype):
+    return np.finfo(dtype)
+
+
+def detach(x):
+    return x
+
+
+def requires_grad(x):
+    return False
+
+
+def grad_enabled():
+    return False
+
+
+no_grad = enable_grad = contextlib.nullcontext
+
+
+def to_numpy(x):
+    return np.asarray(x)
+
+
+def scatter(base, mask, values):
+    out = np.array(base, copy=True)
+    out[mask] = values
+    return out
+
+
+def device_of(x):
+    return "cpu"
+
+
+def item(x):
+    return np.asarray(x).item()

@@ -1,0 +1,233 @@
+"""PyTorch implementation of the backend operations.
+
+Each name has the meaning of its NumPy namesake in _numpy_impl; where torch
+differs (scalar operands, reductions, ``max`` returning tuples) it is adapted
+here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+import torch
+
+name = "torch"
+array_types = (torch.Tensor,)
+
+FLOAT_DTYPES = {"float64": torch.float64, "float32": torch.float32}
+INT64 = torch.int64
+BOOL = torch.bool
+_NUMPY_TO_TORCH = {
+    np.dtype(np.float64): torch.float64,
+    np.dtype(np.float32): torch.float32,
+    np.dtype(np.int64): torch.int64,
+    np.dtype(np.int32): torch.int32,
+    np.dtype(np.bool_): torch.bool,
+}
+
+
+def _operand(value, like):
+    """A scalar operand as a tensor with the dtype and device of the tensor ``like``."""
+    if isinstance(value, torch.Tensor):
+        return value
+    keep_dtype = like.is_floating_point() or not isinstance(value, float)
+    return torch.as_tensor(value, dtype=like.dtype if keep_dtype else None, device=like.device)
+
+
+def _pair(a, b):
+    if isinstance(a, torch.Tensor):
+        return a, _operand(b, a)
+    return _operand(a, b), b
+
+
+sqrt, sin, cos, tan = torch.sqrt, torch.sin, torch.cos, torch.tan
+arcsin, arccos, arctan = torch.asin, torch.acos, torch.atan
+exp, log, abs, sign, square, floor = torch.exp, torch.log, torch.abs, torch.sign, torch.square, torch.floor
+isfinite, isnan, logical_not = torch.isfinite, torch.isnan, torch.logical_not
+matmul = torch.matmul
+
+
+def _binary(fn):
+    def binary(a, b):
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+            return fn(a, b)
+        return fn(*_pair(a, b))
+
+    return binary
+
+
+arctan2, copysign, hypot = _binary(torch.atan2), _binary(torch.copysign), _binary(torch.hypot)
+maximum, minimum = _binary(torch.maximum), _binary(torch.minimum)
+logical_and, logical_or = _binary(torch.logical_and), _binary(torch.logical_or)
+
+
+def where(cond, a, b):
+    if not isinstance(cond, torch.Tensor):
+        cond = torch.as_tensor(cond)
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return torch.where(cond, *_pair(a, b))
+    return torch.where(cond, torch.as_tensor(a, device=cond.device), torch.as_tensor(b, device=cond.device))
+
+
+def clip(x, lo=None, hi=None):
+    return torch.clamp(x, lo, hi)
+
+
+def reshape(x, shape):
+    return torch.reshape(x, (shape,) if isinstance(shape, int) else tuple(shape))
+
+
+def broadcast_to(x, shape):
+    return torch.broadcast_to(x, (shape,) if isinstance(shape, int) else tuple(shape))
+
+
+def _dims(axis):
+    return () if axis is None else axis
+
+
+def sum(x, axis=None, keepdims=False):
+    return torch.sum(x) if axis is None and not keepdims else torch.sum(x, dim=_dims(axis), keepdim=keepdims)
+
+
+def mean(x, axis=None, keepdims=False):
+    return torch.mean(x) if axis is None and not keepdims else torch.mean(x, dim=_dims(axis), keepdim=keepdims)
+
+
+def max(x, axis=None, keepdims=False):
+    return torch.amax(x, dim=_dims(axis), keepdim=keepdims)
+
+
+def min(x, axis=None, keepdims=False):
+    return torch.amin(x, dim=_dims(axis), keepdim=keepdims)
+
+
+def all(x, axis=None, keepdims=False):
+    return torch.all(x) if axis is None else torch.all(x, dim=axis, keepdim=keepdims)
+
+
+def any(x, axis=None, keepdims=False):
+    return torch.any(x) if axis is None else torch.any(x, dim=axis, keepdim=keepdims)
+
+
+def stack(arrays, axis=0):
+    return torch.stack(list(arrays), dim=axis)
+
+
+def concatenate(arrays, axis=0):
+    return torch.cat(list(arrays), dim=axis)
+
+
+def solve(a, b):
+    return torch.linalg.solve(a, b)
+
+
+def float_dtype(precision):
+    return FLOAT_DTYPES[precision]
+
+
+def _torch_dtype(dtype):
+    if dtype is None or isinstance(dtype, torch.dtype):
+        return dtype
+    return _NUMPY_TO_TORCH[np.dtype(dtype)]
+
+
+def asarray(obj, dtype=None, device=None, copy=False):
+    dtype = _torch_dtype(dtype)
+    if isinstance(obj, (list, tuple)) and _holds_tensor(obj):
+        # Stack grad-carrying scalars instead of copying their values out.
+        obj = torch.stack([asarray(o, dtype=dtype, device=device) for o in obj])
+    if isinstance(obj, torch.Tensor):
+        out = obj.to(dtype=dtype or obj.dtype, device=device or obj.device)
+        return out.clone() if copy and out is obj else out
+    if isinstance(obj, np.ndarray) and obj.dtype.byteorder not in "=|":
+        obj = obj.astype(obj.dtype.newbyteorder("="))
+    out = torch.as_tensor(obj, dtype=dtype, device=device)
+    return out.clone() if copy else out
+
+
+def _holds_tensor(seq):
+    return builtins.any(
+        isinstance(o, torch.Tensor) or (isinstance(o, (list, tuple)) and _holds_tensor(o)) for o in seq
+    )
+
+
+def creation(fn_name):
+    fn = getattr(torch, fn_name)
+
+    def create(*args, dtype, device=None):
+        return fn(*args, dtype=_torch_dtype(dtype), device=device)
+
+    return create
+
+
+zeros, ones, empty = creation("zeros"), creation("ones"), creation("empty")
+arange, linspace, eye = creation("arange"), creation("linspace"), creation("eye")
+
+
+def full(shape, value, dtype, device=None):
+    if isinstance(value, torch.Tensor):
+        return torch.zeros(shape, dtype=_torch_dtype(dtype), device=device) + value.to(_torch_dtype(dtype))
+    return torch.full(shape, value, dtype=_torch_dtype(dtype), device=device)
+
+
+def like(fn_name):
+    fn = getattr(torch, fn_name)
+
+    def create(x, dtype=None):
+        return fn(x, dtype=_torch_dtype(dtype))
+
+    return create
+
+
+zeros_like, ones_like, empty_like = like("zeros_like"), like("ones_like"), like("empty_like")
+
+
+def full_like(x, value, dtype=None):
+    dtype = _torch_dtype(dtype) or x.dtype
+    if isinstance(value, torch.Tensor):
+        # Keep the result attached to ``value``: its gradient must reach it.
+        return torch.zeros_like(x, dtype=dtype) + value.to(dtype=dtype, device=x.device)
+    return torch.full_like(x, value, dtype=dtype)
+
+
+def astype(x, dtype):
+    return x.to(_torch_dtype(dtype))
+
+
+def is_floating(x):
+    return x.is_floating_point()
+
+
+def finfo(dtype):
+    return torch.finfo(_torch_dtype(dtype))
+
+
+def detach(x):
+    return x.detach()
+
+
+def requires_grad(x):
+    return x.requires_grad
+
+
+grad_enabled = torch.is_grad_enabled
+no_grad = torch.no_grad
+enable_grad = torch.enable_grad
+
+
+def to_numpy(x):
+    return x.detach().cpu().numpy()
+
+
+def scatter(base, mask, values):
+    # masked_scatter keeps the gradient paths to both ``base`` and ``values``.
+    return base.masked_scatter(mask, values.to(base.dtype))
+
+
+def device_of(x):
+    return str(x.device)
+
+
+def item(x):
+    return x.item()

@@ -1,0 +1,71 @@
+"""Operations for any other Array-API-conforming array (array-api-strict, CuPy...).
+
+Only the namespace-dispatched math lives here; creation always uses the
+configured numpy or torch backend.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from types import SimpleNamespace
+
+from array_api_compat import array_namespace
+
+# Contract name -> Array API name, where they differ.
+_RENAMED = {
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arctan2": "atan2",
+    "concatenate": "concat",
+}
+_ELEMENTWISE = (
+    "sqrt sin cos tan arcsin arccos arctan arctan2 exp log abs sign square floor copysign "
+    "hypot maximum minimum isfinite isnan logical_and logical_or logical_not where matmul"
+).split()
+
+
+def impl_for(x):
+    """A namespace with the contract's names for the array type of ``x``."""
+    xp = array_namespace(x)
+    ops = {n: getattr(xp, _RENAMED.get(n, n)) for n in _ELEMENTWISE}
+
+    def binary(fn):
+        def call(a, b):
+            like = a if hasattr(a, "dtype") else b
+            a = a if hasattr(a, "dtype") else xp.asarray(a, dtype=like.dtype, device=like.device)
+            b = b if hasattr(b, "dtype") else xp.asarray(b, dtype=like.dtype, device=like.device)
+            return fn(a, b)
+
+        return call
+
+    for n in ("arctan2", "copysign", "hypot", "maximum", "minimum"):
+        ops[n] = binary(ops[n])
+
+    def reduce(fn):
+        return lambda x, axis=None, keepdims=False: fn(x, axis=axis, keepdims=keepdims)
+
+    for n in ("sum", "mean", "max", "min", "all", "any"):
+        ops[n] = reduce(getattr(xp, n))
+    ops.update(
+        name=xp.__name__,
+        clip=lambda x, lo=None, hi=None: xp.clip(x, min=lo, max=hi),
+        stack=lambda arrays, axis=0: xp.stack(list(arrays), axis=axis),
+        concatenate=lambda arrays, axis=0: xp.concat(list(arrays), axis=axis),
+        reshape=lambda x, shape: xp.reshape(x, tuple(shape) if not isinstance(shape, int) else (shape,)),
+        broadcast_to=lambda x, shape: xp.broadcast_to(x, tuple(shape)),
+        solve=lambda a, b: xp.linalg.solve(a, b),
+        zeros_like=lambda x, dtype=None: xp.zeros_like(x, dtype=dtype),
+        ones_like=lambda x, dtype=None: xp.ones_like(x, dtype=dtype),
+        empty_like=lambda x, dtype=None: xp.empty_like(x, dtype=dtype),
+        full_like=lambda x, value, dtype=None: xp.full_like(x, value, dtype=dtype),
+        astype=xp.astype,
+        is_floating=lambda x: xp.isdtype(x.dtype, "real floating"),
+        finfo=xp.finfo,
+        detach=lambda x: x,
+        requires_grad=lambda x: False,
+        no_grad=contextlib.nullcontext,
+        enable_grad=contextlib.nullcontext,
+        device_of=lambda x: str(x.device),
+    )
+    return SimpleNamespace(**ops)

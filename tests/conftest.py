@@ -1,0 +1,91 @@
+"""Shared fixtures: run backend-sensitive tests on NumPy and on Torch.
+
+``OPTICS_TEST_BACKENDS`` (comma-separated, e.g. "numpy") narrows the set;
+torch cases skip cleanly when torch is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from optics import backend as be
+
+_ALL = ("numpy", "torch")
+
+
+def _requested_backends():
+    raw = os.environ.get("OPTICS_TEST_BACKENDS", "")
+    names = [n.strip() for n in raw.split(",") if n.strip()] or list(_ALL)
+    unknown = set(names) - set(_ALL)
+    if unknown:
+        raise pytest.UsageError(f"OPTICS_TEST_BACKENDS names unknown backends {sorted(unknown)}")
+    return names
+
+
+BACKENDS = _requested_backends()
+
+
+def _backend_param(name):
+    marks = []
+    if name == "torch" and "torch" not in be.available_backends():
+        marks.append(pytest.mark.skip(reason="torch is not installed"))
+    return pytest.param(name, marks=marks, id=name)
+
+
+@pytest.fixture(params=[_backend_param(n) for n in BACKENDS])
+def backend(request):
+    """The backend name, active (float64, CPU) for the duration of the test."""
+    with be.using(request.param, precision="float64", device="cpu"):
+        yield request.param
+
+
+@pytest.fixture(params=["float64", "float32"])
+def precision(request, backend):
+    """Both precisions on top of the ``backend`` fixture."""
+    with be.using(backend, precision=request.param):
+        yield request.param
+
+
+@pytest.fixture
+def torch_backend():
+    """The torch backend (float64, CPU); skips when torch is not installed."""
+    pytest.importorskip("torch")
+    with be.using("torch", precision="float64", device="cpu"):
+        yield "torch"
+
+
+def _namespace_name(x):
+    return type(x).__module__.split(".")[0]
+
+
+def assert_close(actual, expected, rtol=None, atol=0.0, *, check_dtype=True):
+    """Assert two arrays agree: same namespace, dtype and shape, then values.
+
+    ``rtol`` defaults to 4*sqrt(eps) of the dtype of ``actual``.  ``expected``
+    may be a Python number or a NumPy array, in which case only the values
+    (and shape, when it has one) are compared.
+    """
+    if be.is_array(expected) and not isinstance(expected, np.ndarray) or (
+        isinstance(expected, np.ndarray) and isinstance(actual, np.ndarray)
+    ):
+        assert _namespace_name(actual) == _namespace_name(expected), (
+            f"namespaces differ: {type(actual)} vs {type(expected)}"
+        )
+        if check_dtype:
+            assert str(actual.dtype) == str(expected.dtype), f"dtypes differ: {actual.dtype} vs {expected.dtype}"
+    a = be.to_numpy(actual)
+    e = be.to_numpy(expected)
+    if np.ndim(e) and np.ndim(a):
+        assert a.shape == e.shape, f"shapes differ: {a.shape} vs {e.shape}"
+    if rtol is None:
+        rtol = 4 * np.sqrt(be.machine_eps(actual))
+    np.testing.assert_allclose(a, e, rtol=rtol, atol=atol)
+
+
+@pytest.fixture
+def close():
+    """The :func:`assert_close` helper as a fixture."""
+    return assert_close
