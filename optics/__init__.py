@@ -1,8 +1,10 @@
 """optics: differentiable sequential optical design on NumPy and PyTorch.
 
-The public API is re-exported here; heavier modules load on first use so
-that ``import optics`` stays fast and never imports torch.
+The public API is re-exported here; modules load on first use (module-level
+``__getattr__``) so that ``import optics`` stays fast and never imports torch.
 """
+
+from importlib import import_module
 
 from . import backend
 from ._version import __version__
@@ -14,6 +16,39 @@ from .errors import (
     SolveError,
 )
 
+# Public name -> module that defines it (imported on first access).
+_LAZY = {
+    "Optic": "optics.system",
+    "Aperture": "optics.system",
+    "Fields": "optics.system",
+    "Wavelengths": "optics.system",
+    "Surface": "optics.surfaces",
+    "Rays": "optics.rays",
+    "trace_rays": "optics.trace",
+    "paraxial": "optics.paraxial",
+    "ParaxialData": "optics.paraxial",
+    "spot_diagram": "optics.analysis",
+    "ray_fan": "optics.analysis",
+    "load": "optics.io",
+    "save": "optics.io",
+    "samples": "optics.samples",
+}
+
+
+def __getattr__(name):
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'optics' has no attribute {name!r}")
+    module = import_module(module_name)
+    value = module if module_name.rsplit(".", 1)[-1] == name else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
 __all__ = [
     "__version__",
     "backend",
@@ -22,4 +57,5 @@ __all__ = [
     "LensFileError",
     "OpticsError",
     "SolveError",
+    *_LAZY,
 ]

