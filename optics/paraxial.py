@@ -88,7 +88,16 @@ def basis_rays(optic, wavelength=None) -> _BasisRays:
 
 
 def paraxial(optic, wavelength=None) -> ParaxialData:
-    """First-order data of ``optic`` at ``wavelength`` (µm; default the primary)."""
+    """First-order data of ``optic`` at ``wavelength`` (µm; default the primary).
+
+    Afocal systems get infinite focal lengths and telecentric ones an exit
+    pupil at infinity (inf, not an error).
+    """
+    with be.quiet_float_errors():
+        return _paraxial(optic, wavelength)
+
+
+def _paraxial(optic, wavelength):
     rays = basis_rays(optic, wavelength)
     stop, k, image = optic.stop_index, optic.image_index - 1, optic.image_index
     surfaces = optic.surfaces
@@ -113,7 +122,7 @@ def paraxial(optic, wavelength=None) -> ParaxialData:
     to_xp = -yc / uc  # exit pupil z − last surface z
     n_image = be.abs(rays.n_image)
     if infinite:
-        fno, magnification = efl / epd, 0.0 * efl
+        fno, magnification = efl / epd, 0.0 * epd
     else:
         fno = 1.0 / (2.0 * n_image * be.abs(um))
         magnification = rays.n_object * u0m / (rays.n_image * um)

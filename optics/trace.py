@@ -60,11 +60,13 @@ def propagate(optic, rays: Rays, *, record=False):
         return index_cache[key]
 
     history = [rays] if record else None
-    for i in range(1, len(surfaces)):
-        before, after = medium[i - 1][0], medium[i][0]
-        rays = through_surface(surfaces[i], frames[i], rays, before, after, index)
-        if record:
-            history.append(rays)
+    # Invalid rays carry finite garbage that may overflow; they are masked, not errors.
+    with be.quiet_float_errors():
+        for i in range(1, len(surfaces)):
+            before, after = medium[i - 1][0], medium[i][0]
+            rays = through_surface(surfaces[i], frames[i], rays, before, after, index)
+            if record:
+                history.append(rays)
     return history if record else rays
 
 
@@ -72,7 +74,7 @@ def through_surface(surface, frame, rays, before, after, index):
     """The rays after one surface (intersection, path length, refraction)."""
     x, y, z, L, M, N = frame.to_local(rays.x, rays.y, rays.z, rays.L, rays.M, rays.N)
     geometry = surface.geometry
-    t, hit = geometry.intersect(x, y, z, L, M, N)
+    t, hit, normal = geometry.intersect_with_normal(x, y, z, L, M, N)
     x, y, z = x + t * L, y + t * M, z + t * N
     valid = be.logical_and(rays.valid, hit)
     if surface.semi_diameter is not None:
@@ -80,10 +82,10 @@ def through_surface(surface, frame, rays, before, after, index):
     n_before = index(before)
     opd = rays.opd + n_before * t
     if surface.is_mirror:
-        nx, ny, nz = geometry.normal(x, y, z)
+        nx, ny, nz = normal(x, y, z)
         L, M, N = reflect(L, M, N, nx, ny, nz)
     elif after is not before:
-        nx, ny, nz = geometry.normal(x, y, z)
+        nx, ny, nz = normal(x, y, z)
         L, M, N, transmitted = refract(L, M, N, nx, ny, nz, n_before / index(after))
         valid = be.logical_and(valid, transmitted)
     x, y, z, L, M, N = frame.to_global(x, y, z, L, M, N)

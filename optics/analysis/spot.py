@@ -58,29 +58,38 @@ def normalized_fields(optic) -> list[tuple]:
     return [(float(x) / top, float(y) / top) for x, y in optic.fields.values]
 
 
-def spot_statistics(rays, reference_x, reference_y):
+def spot_statistics(rays, reference_x, reference_y, axis=None):
     """RMS radii, centroid and geometric radius of ``rays`` at the image.
 
-    Returns a dict of 0-d arrays (gradients kept): rms_radius_chief (about the
+    Returns a dict of arrays (gradients kept): rms_radius_chief (about the
     reference point), rms_radius_centroid, centroid_x, centroid_y, geo_radius.
+    They are 0-d when ``axis`` is None (all rays pooled); with an ``axis``
+    (e.g. -1 for rays shaped (wavelengths, fields, pupil)) the statistics are
+    taken along it alone and keep the other axes.
     """
+    keep = axis is not None
     valid = rays.valid
     weight = be.astype(valid, rays.x.dtype)
-    count = be.sum(weight)
+    count = be.sum(weight, axis=axis, keepdims=keep)
     safe_count = be.maximum(count, 1.0)
     x = be.where(valid, rays.x, 0.0)
     y = be.where(valid, rays.y, 0.0)
-    cx, cy = be.sum(x) / safe_count, be.sum(y) / safe_count
+    cx = be.sum(x, axis=axis, keepdims=keep) / safe_count
+    cy = be.sum(y, axis=axis, keepdims=keep) / safe_count
     d2_ref = weight * ((x - reference_x) ** 2 + (y - reference_y) ** 2)
     d2_cen = weight * ((x - cx) ** 2 + (y - cy) ** 2)
     none = be.where(count > 0, 0.0, float("nan"))  # NaN only when no ray survived
-    return {
-        "rms_radius_chief": be.sqrt(be.sum(d2_ref) / safe_count) + none,
-        "rms_radius_centroid": be.sqrt(be.sum(d2_cen) / safe_count) + none,
+    stats = {
+        "rms_radius_chief": be.sqrt(be.sum(d2_ref, axis=axis, keepdims=keep) / safe_count) + none,
+        "rms_radius_centroid": be.sqrt(be.sum(d2_cen, axis=axis, keepdims=keep) / safe_count) + none,
         "centroid_x": cx + none,
         "centroid_y": cy + none,
-        "geo_radius": be.sqrt(be.max(d2_cen)) + none,
+        "geo_radius": be.sqrt(be.max(d2_cen, axis=axis, keepdims=keep)) + none,
     }
+    if keep:  # drop the reduced axis
+        shape = tuple(n for i, n in enumerate(count.shape) if i != axis % count.ndim)
+        stats = {name: be.reshape(value, shape) for name, value in stats.items()}
+    return stats
 
 
 def spot_diagram(optic, fields=None, wavelengths=None, rings: int = 6, pupil=None):

@@ -14,9 +14,17 @@ This package is the only code in optics that imports torch or compares
 backend names; see docs/backend.md for the full list and how to add a backend.
 """
 
-from ..errors import BackendUnavailableError
-from ._autodiff import detach, enable_grad, grad_active, no_grad, parameter, requires_grad
-from ._config import (
+from ..errors import BackendUnavailableError  # noqa: F401
+from ._autodiff import (  # noqa: F401  (re-exported through __all__)
+    detach,
+    enable_grad,
+    grad_active,
+    no_grad,
+    parameter,
+    quiet_float_errors,
+    requires_grad,
+)
+from ._config import (  # noqa: F401  (re-exported through __all__)
     available_backends,
     get_backend,
     get_device,
@@ -26,7 +34,7 @@ from ._config import (
     set_precision,
     using,
 )
-from ._creation import (
+from ._creation import (  # noqa: F401  (re-exported through __all__)
     arange,
     array,
     asarray,
@@ -90,5 +98,6 @@ from ._math import (  # noqa: F401  (names made in a loop in _math)
     tan,
     where,
 )
+from . import _optim as optim  # noqa: F401  (optimizer glue: be.optim.GradientOptimizer ...)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -25,6 +25,15 @@ def enable_grad():
     return configured().enable_grad()
 
 
+def quiet_float_errors():
+    """Context manager silencing division-by-zero/invalid warnings (NumPy only).
+
+    For formulas whose infinite results are meaningful (an afocal system's
+    focal length, a telecentric pupil at infinity).
+    """
+    return configured().quiet_float_errors()
+
+
 def detach(x):
     """x cut from the autograd graph (NumPy arrays and scalars pass through)."""
     if isinstance(x, (int, float)):

@@ -65,11 +65,11 @@ def _get(key):
 
 
 def _set(key, value):
-    value = _CHECKS[key](value)
-    _defaults[key] = value
-    # An explicit call also wins inside an active ``using()`` block.
-    if _override[key].get() is not None:
-        _override[key].set(value)
+    # Only the process-wide default changes: an active ``using()`` block keeps its
+    # choice until it exits (precedence: argument > using() > set_*/environment >
+    # default).  Writing the override here too would be undone by the exit of the
+    # innermost block only, so the result would depend on how blocks are nested.
+    _defaults[key] = _CHECKS[key](value)
 
 
 def get_backend() -> str:
@@ -78,7 +78,18 @@ def get_backend() -> str:
 
 
 def set_backend(name: str) -> None:
-    """Make ``name`` ("numpy" or "torch") the process-wide default backend."""
+    """Make ``name`` ("numpy" or "torch") the process-wide default backend.
+
+    Inside a :func:`using` block that chose a backend, that choice still holds
+    until the block exits.
+
+    Raises
+    ------
+    ValueError
+        For a name that is not a backend.
+    BackendUnavailableError
+        For "torch" when PyTorch is not installed (the message says how to install it).
+    """
     _set("backend", name)
 
 
@@ -110,6 +121,28 @@ def set_device(name: str) -> None:
 @contextlib.contextmanager
 def using(name: str | None = None, *, precision: str | None = None, device: str | None = None):
     """Temporarily choose backend, precision and/or device in this context only.
+
+    The choice lives in ``contextvars``: it holds in this thread (or asyncio
+    task) until the block exits, also when the block raises, and never shows in
+    another thread.  A ``None`` argument keeps the enclosing choice.  Explicit
+    ``dtype``/``device`` arguments of creation functions still win over it, and
+    it wins over :func:`set_backend` and friends and the environment.
+
+    Parameters
+    ----------
+    name : {"numpy", "torch"}, optional
+        Backend for array creation inside the block.
+    precision : {"float64", "float32"}, optional
+        Default float dtype of new arrays.
+    device : str, optional
+        Device of new torch tensors ("cpu", "cuda", "cuda:1", ...).
+
+    Raises
+    ------
+    ValueError
+        For an unknown backend or precision, or an empty device.
+    BackendUnavailableError
+        For "torch" when PyTorch is not installed.
 
     Examples
     --------
@@ -143,7 +176,10 @@ def _read_environment():
             raise ValueError(f"{var}={value!r} is not a backend; choose numpy or torch")
         # Availability of torch is checked when it is first used, so that a bad
         # environment never makes ``import optics`` itself fail on a missing torch.
-        _defaults[key] = value if key == "backend" else _CHECKS[key](value)
+        try:
+            _defaults[key] = value if key == "backend" else _CHECKS[key](value)
+        except ValueError as exc:
+            raise ValueError(f"environment variable {var}: {exc}") from None
 
 
 _read_environment()

@@ -152,13 +152,29 @@ _EPS_CACHE: dict = {}
 
 
 def finfo(x):
-    """Floating-point limits of an array's dtype (or of a dtype)."""
-    dtype = getattr(x, "dtype", x)
-    if isinstance(x, float) or dtype is float:
+    """Floating-point limits of an array's dtype, or of a dtype.
+
+    Parameters
+    ----------
+    x : array, dtype, dtype class (``np.float32``) or Python float
+        A Python float (or int, or ``float``) counts as float64.
+
+    Returns
+    -------
+    finfo
+        ``numpy.finfo``, ``torch.finfo`` or the Array API namespace's finfo;
+        all have ``eps``, ``max``, ``tiny`` and ``bits``.
+    """
+    if isinstance(x, (float, int)) or x is float or x is int:
         return np.finfo(np.float64)
+    if isinstance(x, type) or isinstance(x, np.dtype):  # np.float32, np.dtype("float32")
+        return np.finfo(x)
+    dtype = getattr(x, "dtype", x)
     if type(dtype).__module__.startswith("torch"):
         return torch_impl().finfo(dtype)
-    return np.finfo(dtype)
+    if isinstance(dtype, np.dtype) or dtype is x:
+        return np.finfo(dtype)
+    return impl_of(x).finfo(dtype)  # any other Array API array
 
 
 def machine_eps(x) -> float:
@@ -166,10 +182,13 @@ def machine_eps(x) -> float:
 
     A Python float counts as float64.  Thresholds in optics are multiples of it.
     """
-    dtype = float if isinstance(x, (float, int)) else getattr(x, "dtype", x)
-    eps = _EPS_CACHE.get(dtype)
+    if isinstance(x, (float, int)):
+        x = float
+    dtype = x if isinstance(x, type) else getattr(x, "dtype", x)
+    key = (type(dtype), dtype)  # never compares dtypes of two libraries with each other
+    eps = _EPS_CACHE.get(key)
     if eps is None:
-        eps = _EPS_CACHE[dtype] = float(finfo(x).eps)
+        eps = _EPS_CACHE[key] = float(finfo(x).eps)
     return eps
 
 

@@ -109,7 +109,9 @@ class _ScalarOps:
 
         def call(*args, **kwargs):
             args = [
-                impl.asarray(a, dtype=impl.float_dtype(precision()) if isinstance(a, float) else None)
+                impl.asarray(
+                    a, dtype=impl.float_dtype(precision()) if isinstance(a, float) else None
+                )
                 if _is_scalar(a)
                 else a
                 for a in args

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import _config
 from ._dispatch import _BY_TYPE, impl_of, impl_of_all, resolve
 
 _UNARY_DOCS = {
@@ -82,9 +83,37 @@ for _name, _doc in _REDUCTION_DOCS.items():
     globals()[_name] = _reduction(_name, _doc)
 
 
+_PY_SCALARS = frozenset((float, int, bool))
+
+
 def where(cond, a, b):
-    """``a`` where ``cond`` else ``b``; a Python scalar takes the other operand's dtype."""
-    return impl_of_all(cond, a, b).where(cond, a, b)
+    """``a`` where ``cond`` else ``b``, elementwise.
+
+    A Python scalar takes the dtype and device of the array operand (never a
+    float64 -> float32 downcast of an array); when both are Python floats the
+    result has the configured precision.
+    """
+    impl = _BY_TYPE.get(type(cond))
+    a_scalar, b_scalar = type(a) in _PY_SCALARS, type(b) in _PY_SCALARS
+    if (
+        impl is None
+        or not (a_scalar or _BY_TYPE.get(type(a)) is impl)
+        or not (b_scalar or _BY_TYPE.get(type(b)) is impl)
+    ):
+        impl = impl_of_all(cond, a, b)
+    if a_scalar and b_scalar:
+        a, b = _scalar_pair(impl, cond, a, b)
+    return impl.where(cond, a, b)
+
+
+def _scalar_pair(impl, cond, a, b):
+    """Two Python scalars as arrays on cond's device; floats take the configured precision."""
+    float_dtype = impl.float_dtype(_config.get_precision())
+    device = getattr(cond, "device", None)
+    return (
+        impl.asarray(v, dtype=float_dtype if isinstance(v, float) else None, device=device)
+        for v in (a, b)
+    )
 
 
 def clip(x, lo=None, hi=None):
@@ -120,7 +149,12 @@ def matmul(a, b):
 
 
 def solve(a, b):
-    """Solve the (batched) dense linear system a @ x = b."""
+    """Solve the (batched) dense linear system a @ x = b.
+
+    ``a`` has shape (..., M, M); ``b`` is a vector only when it is 1-D (shape
+    (M,)), otherwise a stack of matrices (..., M, K), as in NumPy 2 and the
+    Array API.  For a batch of vectors (..., M) solve with ``b[..., None]``.
+    """
     return impl_of_all(a, b).solve(a, b)
 
 

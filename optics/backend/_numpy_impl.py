@@ -123,6 +123,10 @@ def grad_enabled():
 no_grad = enable_grad = contextlib.nullcontext
 
 
+def quiet_float_errors():
+    return np.errstate(divide="ignore", invalid="ignore", over="ignore")
+
+
 def to_numpy(x):
     return np.asarray(x)
 

@@ -8,6 +8,7 @@ here and nowhere else.
 from __future__ import annotations
 
 import builtins
+import contextlib
 
 import numpy as np
 import torch
@@ -28,11 +29,16 @@ _NUMPY_TO_TORCH = {
 
 
 def _operand(value, like):
-    """A scalar operand as a tensor with the dtype and device of the tensor ``like``."""
+    """A scalar operand as a tensor with the dtype and device of the tensor ``like``.
+
+    A Python float next to an integer or bool tensor becomes float64, as NumPy
+    promotes it (torch alone would give its default dtype, float32).
+    """
     if isinstance(value, torch.Tensor):
         return value
     keep_dtype = like.is_floating_point() or not isinstance(value, float)
-    return torch.as_tensor(value, dtype=like.dtype if keep_dtype else None, device=like.device)
+    dtype = like.dtype if keep_dtype else torch.float64
+    return torch.as_tensor(value, dtype=dtype, device=like.device)
 
 
 def _pair(a, b):
@@ -43,7 +49,8 @@ def _pair(a, b):
 
 sqrt, sin, cos, tan = torch.sqrt, torch.sin, torch.cos, torch.tan
 arcsin, arccos, arctan = torch.asin, torch.acos, torch.atan
-exp, log, abs, sign, square, floor = torch.exp, torch.log, torch.abs, torch.sign, torch.square, torch.floor
+exp, log, abs, sign = torch.exp, torch.log, torch.abs, torch.sign
+square, floor = torch.square, torch.floor
 isfinite, isnan, logical_not = torch.isfinite, torch.isnan, torch.logical_not
 matmul = torch.matmul
 
@@ -62,15 +69,33 @@ maximum, minimum = _binary(torch.maximum), _binary(torch.minimum)
 logical_and, logical_or = _binary(torch.logical_and), _binary(torch.logical_or)
 
 
+_WEAK_SCALARS = (float, int)
+
+
 def where(cond, a, b):
     if not isinstance(cond, torch.Tensor):
         cond = torch.as_tensor(cond)
-    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+    a_tensor, b_tensor = isinstance(a, torch.Tensor), isinstance(b, torch.Tensor)
+    if a_tensor and b_tensor:
+        return torch.where(cond, a, b)
+    # Fast path: torch keeps a floating tensor's dtype for a Python float/int operand.
+    if a_tensor and type(b) in _WEAK_SCALARS and a.is_floating_point():
+        return torch.where(cond, a, b)
+    if b_tensor and type(a) in _WEAK_SCALARS and b.is_floating_point():
+        return torch.where(cond, a, b)
+    if a_tensor or b_tensor:
         return torch.where(cond, *_pair(a, b))
-    return torch.where(cond, torch.as_tensor(a, device=cond.device), torch.as_tensor(b, device=cond.device))
+    a = torch.as_tensor(a, device=cond.device)
+    return torch.where(cond, a, torch.as_tensor(b, device=cond.device))
 
 
 def clip(x, lo=None, hi=None):
+    if lo is None and hi is None:
+        return x.clone()  # np.clip(x, None, None) is a copy; torch.clamp refuses it
+    if isinstance(lo, torch.Tensor) is not isinstance(hi, torch.Tensor):
+        # torch.clamp takes two tensor bounds or two numbers, not one of each.
+        lo = lo if lo is None else _operand(lo, x)
+        hi = hi if hi is None else _operand(hi, x)
     return torch.clamp(x, lo, hi)
 
 
@@ -87,11 +112,17 @@ def _dims(axis):
 
 
 def sum(x, axis=None, keepdims=False):
-    return torch.sum(x) if axis is None and not keepdims else torch.sum(x, dim=_dims(axis), keepdim=keepdims)
+    if axis is None and not keepdims:
+        return torch.sum(x)
+    return torch.sum(x, dim=_dims(axis), keepdim=keepdims)
 
 
 def mean(x, axis=None, keepdims=False):
-    return torch.mean(x) if axis is None and not keepdims else torch.mean(x, dim=_dims(axis), keepdim=keepdims)
+    if not (x.is_floating_point() or x.is_complex()):
+        x = x.to(torch.float64)  # NumPy's mean of integers is float64; torch's refuses
+    if axis is None and not keepdims:
+        return torch.mean(x)
+    return torch.mean(x, dim=_dims(axis), keepdim=keepdims)
 
 
 def max(x, axis=None, keepdims=False):
@@ -102,12 +133,20 @@ def min(x, axis=None, keepdims=False):
     return torch.amin(x, dim=_dims(axis), keepdim=keepdims)
 
 
+def _all_dims(x, axis):
+    return tuple(range(x.ndim)) if axis is None else axis
+
+
 def all(x, axis=None, keepdims=False):
-    return torch.all(x) if axis is None else torch.all(x, dim=axis, keepdim=keepdims)
+    if axis is None and not keepdims:
+        return torch.all(x)
+    return torch.all(x, dim=_all_dims(x, axis), keepdim=keepdims)
 
 
 def any(x, axis=None, keepdims=False):
-    return torch.any(x) if axis is None else torch.any(x, dim=axis, keepdim=keepdims)
+    if axis is None and not keepdims:
+        return torch.any(x)
+    return torch.any(x, dim=_all_dims(x, axis), keepdim=keepdims)
 
 
 def stack(arrays, axis=0):
@@ -119,6 +158,11 @@ def concatenate(arrays, axis=0):
 
 
 def solve(a, b):
+    # NumPy 2 / Array API meaning: ``b`` is a vector only when it is 1-D.  torch
+    # would also read a ``b`` of shape a.shape[:-1] as a batch of vectors; a
+    # leading broadcast axis makes it a matrix again.
+    if b.ndim >= 2 and b.ndim == a.ndim - 1 and b.shape == a.shape[:-1]:
+        b = b.unsqueeze(0)
     return torch.linalg.solve(a, b)
 
 
@@ -148,7 +192,8 @@ def asarray(obj, dtype=None, device=None, copy=False):
 
 def _holds_tensor(seq):
     return builtins.any(
-        isinstance(o, torch.Tensor) or (isinstance(o, (list, tuple)) and _holds_tensor(o)) for o in seq
+        isinstance(o, torch.Tensor) or (isinstance(o, (list, tuple)) and _holds_tensor(o))
+        for o in seq
     )
 
 
@@ -166,9 +211,13 @@ arange, linspace, eye = creation("arange"), creation("linspace"), creation("eye"
 
 
 def full(shape, value, dtype, device=None):
+    dtype = _torch_dtype(dtype)
+    shape = (shape,) if isinstance(shape, int) else shape
     if isinstance(value, torch.Tensor):
-        return torch.zeros(shape, dtype=_torch_dtype(dtype), device=device) + value.to(_torch_dtype(dtype))
-    return torch.full(shape, value, dtype=_torch_dtype(dtype), device=device)
+        # Keep the result attached to ``value``: its gradient must reach it.
+        zeros = torch.zeros(shape, dtype=dtype, device=device)
+        return zeros + value.to(dtype=dtype, device=zeros.device)
+    return torch.full(shape, value, dtype=dtype, device=device)
 
 
 def like(fn_name):
@@ -214,6 +263,10 @@ def requires_grad(x):
 grad_enabled = torch.is_grad_enabled
 no_grad = torch.no_grad
 enable_grad = torch.enable_grad
+
+
+def quiet_float_errors():
+    return contextlib.nullcontext()  # torch never warns on inf/nan arithmetic
 
 
 def to_numpy(x):

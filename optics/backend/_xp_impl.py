@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 from types import SimpleNamespace
 
+import numpy as np
 from array_api_compat import array_namespace
 
 # Contract name -> Array API name, where they differ.
@@ -23,6 +24,14 @@ _ELEMENTWISE = (
     "sqrt sin cos tan arcsin arccos arctan arctan2 exp log abs sign square floor copysign "
     "hypot maximum minimum isfinite isnan logical_and logical_or logical_not where matmul"
 ).split()
+
+
+def _to_numpy(x):
+    """A NumPy array with x's values (DLPack where the array lives on the CPU)."""
+    try:
+        return np.from_dlpack(x)
+    except (TypeError, RuntimeError, BufferError, AttributeError):
+        return np.asarray(x)
 
 
 def impl_for(x):
@@ -52,7 +61,9 @@ def impl_for(x):
         clip=lambda x, lo=None, hi=None: xp.clip(x, min=lo, max=hi),
         stack=lambda arrays, axis=0: xp.stack(list(arrays), axis=axis),
         concatenate=lambda arrays, axis=0: xp.concat(list(arrays), axis=axis),
-        reshape=lambda x, shape: xp.reshape(x, tuple(shape) if not isinstance(shape, int) else (shape,)),
+        reshape=lambda x, shape: xp.reshape(
+            x, (shape,) if isinstance(shape, int) else tuple(shape)
+        ),
         broadcast_to=lambda x, shape: xp.broadcast_to(x, tuple(shape)),
         solve=lambda a, b: xp.linalg.solve(a, b),
         zeros_like=lambda x, dtype=None: xp.zeros_like(x, dtype=dtype),
@@ -67,5 +78,11 @@ def impl_for(x):
         no_grad=contextlib.nullcontext,
         enable_grad=contextlib.nullcontext,
         device_of=lambda x: str(x.device),
+        asarray=lambda obj, dtype=None, device=None, copy=False: xp.asarray(
+            obj, dtype=dtype, device=device, copy=True if copy else None
+        ),
+        float_dtype=lambda precision: getattr(xp, precision),
+        to_numpy=_to_numpy,
+        item=lambda x: _to_numpy(x).item(),
     )
     return SimpleNamespace(**ops)

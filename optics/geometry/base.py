@@ -43,6 +43,17 @@ class Geometry:
         """
         raise NotImplementedError
 
+    def intersect_with_normal(self, x, y, z, L, M, N):
+        """``(t, hit, normal)``: :meth:`intersect` plus a function giving the normal at the hit.
+
+        ``normal(xh, yh, zh)`` returns the unit normal at the hit points.  The
+        default is :meth:`normal`; a geometry whose solve already evaluated the
+        slopes at the hit (the Newton types) returns them instead of
+        evaluating the surface again.
+        """
+        t, hit = self.intersect(x, y, z, L, M, N)
+        return t, hit, self.normal
+
     def normal(self, x, y, z):
         """Unit surface normal (nx, ny, nz) at a point on the surface, pointing toward -z."""
         from .. import backend as be

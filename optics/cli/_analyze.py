@@ -1,0 +1,96 @@
+"""``optics analyze``: first-order data and the spot table of a lens."""
+
+from __future__ import annotations
+
+from ._common import (
+    add_backend_options,
+    backend_context,
+    json_number,
+    load_lens,
+    print_json,
+    table,
+)
+
+PARAXIAL_KEYS = (
+    "efl",
+    "bfl",
+    "ffl",
+    "fno",
+    "epd",
+    "ep_position",
+    "xpd",
+    "xp_position",
+    "image_height",
+    "total_track",
+)
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "analyze",
+        help="first-order data and spot sizes of a lens",
+        description="Print the paraxial (first-order) data of LENS and a spot table: RMS radius "
+        "about the chief ray and about the centroid, centroid and geometric radius per field "
+        "and wavelength (hexapolar pupil sampling).",
+    )
+    parser.add_argument("lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name")
+    add_backend_options(parser)
+    parser.add_argument("--rings", type=int, default=6, help="hexapolar rings (default 6: 127 rays)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    parser.set_defaults(func=run)
+
+
+def analysis_report(optic, rings, backend_name):
+    """The analyze report as plain data (the --json object)."""
+    from ..analysis import spot_diagram
+    from ..paraxial import paraxial
+
+    first_order = paraxial(optic).as_floats()
+    spots = [s.as_dict() for s in spot_diagram(optic, rings=rings)]
+    for spot in spots:
+        for key in ("rms_radius_chief", "rms_radius_centroid", "geo_radius"):
+            spot[key] = json_number(spot[key])
+        spot["centroid"] = [json_number(v) for v in spot["centroid"]]
+    return {
+        "name": optic.name,
+        "backend": backend_name,
+        "paraxial": {k: json_number(first_order[k]) for k in PARAXIAL_KEYS},
+        "spot": spots,
+    }
+
+
+def run(args):
+    from .. import backend as be
+    from ._common import UsageError
+
+    if args.rings < 1:
+        raise UsageError(f"--rings must be at least 1, not {args.rings}")
+    with backend_context(args):
+        optic = load_lens(args.lens)
+        report = analysis_report(optic, args.rings, be.get_backend())
+    if args.json:
+        print_json(report)
+        return 0
+    print(f"{report['name'] or args.lens}  ({report['backend']}, {len(report['spot'])} spots)")
+    print()
+    print(table(["quantity", "value"], [(k, v) for k, v in report["paraxial"].items()]))
+    print()
+    rows = [
+        (
+            f"({s['field'][0]:g}, {s['field'][1]:g})",
+            s["wavelength"],
+            _um(s["rms_radius_chief"]),
+            _um(s["rms_radius_centroid"]),
+            s["centroid"][1] if s["centroid"][1] is not None else float("nan"),
+            _um(s["geo_radius"]),
+            f"{s['n_rays'] - s['n_invalid']}/{s['n_rays']}",
+        )
+        for s in report["spot"]
+    ]
+    headers = ["field", "wavelength", "rms chief um", "rms centroid um", "centroid y", "geo um", "valid"]
+    print(table(headers, rows))
+    return 0
+
+
+def _um(value):
+    return float("nan") if value is None else value * 1000.0

@@ -1,0 +1,29 @@
+"""``optics plot``: layout with traced rays and spot diagrams, as an image file."""
+
+from __future__ import annotations
+
+from ._common import add_backend_options, backend_context, load_lens
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "plot",
+        help="draw the layout and spot diagrams of a lens",
+        description="Write a figure with the 2-D layout of LENS (surfaces and a ray fan per "
+        "field) and a spot diagram per field (all wavelengths). Needs matplotlib.",
+    )
+    parser.add_argument("lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT.png", help="image file to write")
+    parser.add_argument("--rings", type=int, default=6, help="hexapolar rings for the spots")
+    add_backend_options(parser, precision=False)
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from ..plot import layout_and_spots_figure, save_figure
+
+    with backend_context(args):
+        optic = load_lens(args.lens)
+        save_figure(layout_and_spots_figure(optic, rings=args.rings), args.output)
+    print(f"wrote {args.output}")
+    return 0

@@ -1,0 +1,332 @@
+"""Real-image-height fields: the coupled 2×2 solve for the object-space field.
+
+A ``real_image_height`` field asks for the chief ray — launched toward the
+paraxial entrance-pupil centre at the primary wavelength — to land at a
+requested global (x, y) on the image surface.  Its object-space parameters
+q = (qx, qy) (ray slopes tan(angle) for an object at infinity, object heights
+in mm otherwise) are the root of
+
+    R(q, θ, h) = I(q, θ) − h = 0,
+
+I the chief ray's global image-surface intercept (x, y) in mm, θ the system
+parameters and h the requested height.  x and y are solved together: tilted,
+decentered, freeform and anamorphic systems couple them, and an axis response
+can reverse sign.
+
+The solve (see docs/fields.md and docs/implicit-differentiation.md):
+
+1. seed q₀ = h / m with m the paraxial image height per unit q (a singular
+   paraxial scale raises);
+2. :func:`optics.solvers.newton_2x2`: damped Newton with backtracking, graph-free,
+   the scale-invariant singularity test on each 2×2 Jacobian, convergence per
+   field at ``ROUND_OFF_CONSTANT · eps · length`` (mm);
+3. only while ``be.grad_active()``: :func:`optics.solvers.implicit_correction_2x2`,
+   q = q̄ − J̄⁻¹ R(q̄, θ, h) with one grad-attached chief-ray trace and J̄
+   detached at the solution, so dq/dθ = −J⁻¹ ∂R/∂θ and dq/dh = J⁻¹ exactly
+   to first order, whatever the number of iterations.
+
+The Jacobian J = ∂I/∂q is a central difference of the primal trace (four
+chief rays per field, in the same batched trace), identical on NumPy and
+Torch; its step δ = eps^(1/3) · max(|q|, q_scale) balances truncation
+(∝ δ²) against round-off (∝ eps/δ), for a relative error near eps^(2/3).
+Clear apertures are ignored while solving (a field is defined by geometry, not
+by vignetting); a chief ray that misses a surface or is totally internally
+reflected makes the residual NaN, which the line search refuses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import backend as be
+from .errors import SolveError
+from .fields import launch_rays, unit_field_image_height
+from .paraxial import paraxial
+from .solvers import ROUND_OFF_CONSTANT, SINGULAR_CONSTANT, implicit_correction_2x2, newton_2x2
+from .trace import propagate
+
+#: Newton steps allowed per solve; a paraxial seed typically needs 3–5.
+MAX_ITERATIONS = 50
+
+
+@dataclass(frozen=True)
+class FieldSolveResult:
+    """Outcome of :func:`solve_fields` for m field points.
+
+    Attributes
+    ----------
+    q : array, shape (m, 2)
+        Object-space field parameters (slopes, or object heights in mm);
+        grad-attached to θ and h when gradients are recording.
+    n_iter : int
+        Newton steps the batch took.
+    residual_norm : array, shape (m,)
+        |I(q̄) − h| in mm at the primal solution (detached).
+    tolerance : float
+        The convergence tolerance on ``residual_norm`` in mm.
+    """
+
+    q: Any
+    n_iter: int
+    residual_norm: Any
+    tolerance: float
+
+
+def solve_real_image_height(optic, hx, hy, first_order=None, *, tol=None, max_iter=MAX_ITERATIONS):
+    """Object-space field parameters (qx, qy) for normalized real-image-height fields.
+
+    Each distinct field point is solved once, at the primary wavelength; the
+    result is shared by every pupil ray and wavelength of that point.
+
+    Parameters
+    ----------
+    optic : Optic
+        A system whose ``fields.type`` is ``"real_image_height"``.
+    hx, hy : float or array
+        Normalized fields: the requested global image height is
+        (hx, hy) · ``optic.fields.max_magnitude`` mm.  They broadcast
+        together; tensors that require grad stay attached.
+    first_order : ParaxialData, optional
+        ``paraxial(optic)``, when the caller already has it (grad-attached
+        when θ requires grad).
+    tol : float, optional
+        Convergence tolerance on |I − h| in mm; dtype-aware by default.
+    max_iter : int
+        Most Newton steps.
+
+    Returns
+    -------
+    qx, qy : array, shape of ``broadcast(hx, hy)``
+        Slopes tan(angle) for an object at infinity, object heights in mm
+        otherwise.
+
+    Raises
+    ------
+    SolveError
+        When a field's paraxial scale is singular, its Jacobian is singular,
+        its chief ray fails or Newton does not converge (the message names
+        the field and the residual).
+    """
+    hx, hy = _as_float_array(hx), _as_float_array(hy)
+    shape = tuple(np.broadcast_shapes(tuple(hx.shape), tuple(hy.shape)))
+    top = optic.fields.max_magnitude
+    flat = be.reshape(be.stack(_broadcast_pair(hx, hy, shape), axis=-1), (-1, 2))
+    if math.prod(shape) == 1:  # the common case: one field point, no bookkeeping
+        q = solve_fields(optic, flat * top, first_order, tol=tol, max_iter=max_iter).q
+        return be.reshape(q[:, 0], shape), be.reshape(q[:, 1], shape)
+    # One solve per distinct field point: the unique rows index back into the
+    # attached inputs, so gradients reach every occurrence.
+    keys = be.to_numpy(be.detach(flat))
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    targets = flat[be.asarray(first)] * top
+    q = solve_fields(optic, targets, first_order, tol=tol, max_iter=max_iter).q
+    q = q[be.asarray(np.reshape(inverse, -1))]
+    return be.reshape(q[:, 0], shape), be.reshape(q[:, 1], shape)
+
+
+def _as_float_array(value):
+    """An array as given (gradients kept); numbers and lists as configured-precision floats."""
+    return value if be.is_array(value) else be.asarray(np.asarray(value, dtype=float).tolist())
+
+
+def _broadcast_pair(a, b, shape):
+    """a and b broadcast to ``shape`` (views; gradients kept)."""
+    return [x if tuple(x.shape) == shape else be.broadcast_to(x, shape) for x in (a, b)]
+
+
+def solve_fields(optic, targets, first_order=None, *, tol=None, max_iter=MAX_ITERATIONS):
+    """Solve for the object-space field parameters of requested chief-ray image heights.
+
+    Parameters
+    ----------
+    optic : Optic
+        The system (any field type: only its geometry and aperture matter).
+    targets : array, shape (m, 2)
+        Requested global (x, y) on the image surface in mm; may be attached.
+    first_order : ParaxialData, optional
+        ``paraxial(optic)``; computed when not given.
+    tol : float, optional
+        Tolerance on |I − h| in mm; default ``ROUND_OFF_CONSTANT · eps ·
+        max(1, max|h|, total track, |object distance|)``.
+    max_iter : int
+        Most Newton steps.
+
+    Returns
+    -------
+    FieldSolveResult
+
+    Raises
+    ------
+    SolveError
+        See :func:`solve_real_image_height`.
+    """
+    first_order = paraxial(optic) if first_order is None else first_order
+    targets = be.asarray(targets)
+    problem = _FieldProblem(optic, targets, first_order)
+    tol = problem.default_tolerance() if tol is None else float(tol)
+    q0 = problem.seed()
+    result = newton_2x2(problem.residual, problem.jacobian, q0, tol=tol, max_iter=max_iter,
+                        round_off_constant=ROUND_OFF_CONSTANT, singular_constant=SINGULAR_CONSTANT)
+    problem.check(result, tol, max_iter)
+    q = result.q
+    if be.grad_active():
+        with be.no_grad():
+            J_bar = problem.jacobian(q)
+        q = implicit_correction_2x2(problem.residual_attached, q, J_bar,
+                                    name="real-image-height field solve (implicit correction)")
+    return FieldSolveResult(q=q, n_iter=result.n_iter, residual_norm=result.residual_norm,
+                            tolerance=tol)
+
+
+class _FieldProblem:
+    """The residual, Jacobian, seed and diagnostics of one batched field solve."""
+
+    def __init__(self, optic, targets, first_order):
+        self.optic = _without_clear_apertures(optic)
+        self.targets = targets
+        self.first_order = first_order
+        self.wavelength = be.asarray(optic.primary_wavelength, dtype=targets.dtype)
+        self.field_scale = optic.fields.max_magnitude
+        self._evaluated = []  # (q, J) of recent residual evaluations, for jacobian()
+        with be.no_grad():
+            unit = float(be.to_numpy(unit_field_image_height(optic, first_order)))
+        if not math.isfinite(unit) or unit == 0.0:
+            raise SolveError(
+                "real-image-height field solve: the paraxial image height per unit object-space "
+                f"field is {unit!r} mm, so no paraxial seed exists (afocal system, image at the "
+                "pupil, or a field-independent image); use angle or object-height fields"
+            )
+        self.per_unit = 1.0 / unit  # q per mm of image height
+        # Typical |q| of the system's fields: sizes the difference step.
+        self.q_scale = abs(self.per_unit) * (self.field_scale if self.field_scale > 0 else 1.0)
+
+    def default_tolerance(self):
+        """ROUND_OFF_CONSTANT · eps · (largest length the chief ray sees), mm."""
+        lengths = [1.0, float(np.max(np.abs(be.to_numpy(self.targets)), initial=0.0))]
+        lengths.append(abs(float(be.to_numpy(self.first_order.total_track))))
+        if not self.optic.object_at_infinity:
+            lengths.append(abs(float(be.to_numpy(self.optic.surfaces[0].thickness))))
+        return ROUND_OFF_CONSTANT * be.machine_eps(self.targets) * max(lengths)
+
+    def seed(self):
+        """Paraxial q₀ = h / m, detached, shape (m, 2)."""
+        return be.detach(self.targets) * self.per_unit
+
+    def image_xy(self, q):
+        """Chief-ray image-surface (x, y) in mm for q of shape (..., 2); NaN where it fails."""
+        rays = launch_rays(self.optic, q[..., 0], q[..., 1], 0.0, 0.0, self.wavelength,
+                           self.first_order)
+        rays = propagate(self.optic, rays)
+        xy = be.stack([rays.x, rays.y], axis=-1)
+        return be.where(rays.valid[..., None], xy, math.nan)
+
+    def residual_attached(self, q):
+        """R(q) = I(q) − h, shape (m, 2) in mm: one chief ray per field (grad-attached)."""
+        return self.image_xy(q) - self.targets
+
+    def residual(self, q):
+        """R(q) for Newton, tracing the four difference rays of J(q) in the same batch.
+
+        Newton asks for J at iterates whose residual it has already evaluated,
+        so the Jacobian is kept for :meth:`jacobian`: one trace per iterate
+        instead of two (small batches are dominated by per-trace overhead).
+        """
+        plus, minus = self._difference_points(q)
+        xy = self.image_xy(be.concatenate([q[None], plus, minus]))
+        self._evaluated.append((q, self._difference_jacobian(xy[1:], plus, minus)))
+        return xy[0] - self.targets
+
+    def jacobian(self, q):
+        """Central-difference ∂I/∂q, shape (m, 2, 2), J[k, i, j] = ∂I_i/∂q_j.
+
+        Taken, field by field, from the residual evaluation at the same q when
+        there is one, else traced afresh.
+        """
+        J, found = None, None
+        for q_k, J_k in reversed(self._evaluated):
+            same = be.all(q_k == q, axis=-1)
+            J = J_k if J is None else be.where((same & ~found)[:, None, None], J_k, J)
+            found = same if found is None else found | same
+        if J is None or not be.item(be.all(found)):
+            plus, minus = self._difference_points(q)
+            J = self._difference_jacobian(self.image_xy(be.concatenate([plus, minus])), plus, minus)
+        self._evaluated = [(q, J)]
+        return J
+
+    def _difference_points(self, q):
+        """q ± δ e_j, each shape (2, m, 2) with axis 0 the perturbed coordinate j."""
+        step = (be.machine_eps(q) ** (1.0 / 3.0)) * be.maximum(be.max(be.abs(q), axis=-1),
+                                                               self.q_scale)
+        zero = be.zeros_like(step)
+        offsets = be.stack([be.stack([step, zero], axis=-1), be.stack([zero, step], axis=-1)])
+        return q + offsets, q - offsets
+
+    @staticmethod
+    def _difference_jacobian(xy, plus, minus):
+        """J from the traced (x, y) of [plus, minus] (shape (4, m, 2)); the steps as stored."""
+        difference = xy[:2] - xy[2:]
+        columns = [difference[j] / (plus[j, :, j] - minus[j, :, j])[:, None] for j in (0, 1)]
+        return be.stack(columns, axis=-1)
+
+    def check(self, result, tol, max_iter):
+        """Raise SolveError naming the first field that did not converge."""
+        converged = be.to_numpy(result.converged)
+        if converged.all():
+            return
+        k = int(np.flatnonzero(~converged)[0])
+        target = be.to_numpy(be.detach(self.targets))[k]
+        norm = float(be.to_numpy(result.residual_norm)[k])
+        where = f"field at image height (x, y) = ({target[0]:.9g}, {target[1]:.9g}) mm"
+        if self.field_scale > 0:
+            where += f" (normalized ({target[0] / self.field_scale:.6g}, "
+            where += f"{target[1] / self.field_scale:.6g}))"
+        if not math.isfinite(norm):
+            reason = "the chief ray misses a surface or is totally internally reflected"
+        elif bool(be.to_numpy(result.singular)[k]):
+            reason = "the Jacobian dI/dq is singular (x and y responses are degenerate)"
+        elif bool(be.to_numpy(result.stalled)[k]):
+            reason = "no damped Newton step reduces the residual"
+        else:
+            reason = f"no convergence in {max_iter} Newton iterations"
+        raise SolveError(
+            f"real-image-height field solve failed for the {where}: {reason}; "
+            f"chief-ray residual |I - h| = {norm:.3e} mm (tolerance {tol:.3e} mm)"
+        )
+
+
+def field_jacobian(optic, q, first_order=None):
+    """∂I/∂q of the chief ray's image intercept, by the solve's central differences.
+
+    Parameters
+    ----------
+    optic : Optic
+        The system.
+    q : array, shape (m, 2)
+        Object-space field parameters (slopes, or object heights in mm).
+    first_order : ParaxialData, optional
+        ``paraxial(optic)``; computed when not given.
+
+    Returns
+    -------
+    array, shape (m, 2, 2)
+        J[k, i, j] = ∂I_i/∂q_j in mm per unit q (detached), I = (x, y) global
+        on the image surface; the matrix the Newton steps and the implicit
+        correction use.
+    """
+    first_order = paraxial(optic) if first_order is None else first_order
+    q = be.detach(be.asarray(q))
+    with be.no_grad():
+        return _FieldProblem(optic, q, first_order).jacobian(q)
+
+
+def _without_clear_apertures(optic):
+    """The optic with every semi-diameter removed (same surface parameters, shared)."""
+    if all(s.semi_diameter is None for s in optic.surfaces):
+        return optic
+    surfaces = [dataclasses.replace(s, semi_diameter=None) for s in optic.surfaces]
+    return dataclasses.replace(optic, surfaces=surfaces)

@@ -1,0 +1,273 @@
+"""Surfaces intersected by Newton–Raphson, differentiated by the implicit function theorem.
+
+A surface type supplies its sag s(x, y) and the analytic slopes (s_x, s_y) in
+one fused call; this base does everything else.  For a ray from (x0, y0, z0)
+along the unit direction (L, M, N) the distance t to the surface is the root of
+
+    F(t) = s(x0 + t L, y0 + t M) - (z0 + t N),
+    F_t  = s_x L + s_y M - N,
+
+solved by :func:`optics.solvers.solve_scalar_root` (the one Newton loop of
+optics): seeded by the base-conic intersection so it starts in the physical
+root's basin, iterated graph-free, and, when gradients are recorded, finished
+by one grad-attached correction t = t̄ - F / stopgrad(F_t) that carries the
+exact first derivative dt/dθ = -F_θ / F_t.  docs/implicit-differentiation.md
+explains the construction and its guarantees.
+
+Rejections at the root (besides the solver's non-finite / non-converged /
+tangent): ``near_vertical`` where |n_z| <= C eps (the surface is not a valid
+height function there) and ``outside_domain`` where the type says its sag is
+not defined (a Chebyshev surface outside its normalization square).  Without
+gradients a tangent but converged ray is still a valid intersection; every
+other category is invalid on every backend.
+
+Paraxial data see only the base radius (``base_curvature``); real rays see
+the whole surface.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import math
+from contextlib import contextmanager, nullcontext
+
+import numpy as np
+
+from .. import backend as be
+from ..solvers import SLOPE_FLOOR_CONSTANT, solve_scalar_root
+from .base import Geometry
+from .conic import Standard, conic_intersect, conic_sag_and_gradient
+from .newton_spec import COMMON_KEYS, DEFAULT_MAX_ITER, DEFAULT_TOL
+
+__all__ = ["NewtonRaphsonGeometry", "forced_iterations"]
+
+_FORCED_ITERATIONS = contextvars.ContextVar("optics_forced_newton_iterations", default=None)
+
+
+@contextmanager
+def forced_iterations(n):
+    """Run every Newton surface solve in the block for exactly ``n`` masked steps.
+
+    No early exit and no per-iteration host sync; converged rays are frozen by
+    a mask.  For graph-size tests and benchmarks (the autograd graph must not
+    depend on ``n``) and for compiled paths.  ``None`` restores the default.
+    """
+    token = _FORCED_ITERATIONS.set(None if n is None else int(n))
+    try:
+        yield
+    finally:
+        _FORCED_ITERATIONS.reset(token)
+
+
+def _is_plain_zero(value) -> bool:
+    return isinstance(value, (int, float)) and value == 0
+
+
+class NewtonRaphsonGeometry(Geometry):
+    """Base of the surface types without a closed-form ray intersection.
+
+    Subclasses implement :meth:`departure` (added to the base conic) or
+    override :meth:`sag_and_gradient` whole, and may override :meth:`domain`.
+    A subclass whose evaluation needs coefficients converted first sets
+    ``self._prepared`` to a :class:`~optics.geometry.newton_cache.PreparedCache`;
+    the base keeps it valid for one whole intersection.
+
+    Parameters
+    ----------
+    radius : float or 0-d tensor
+        Base (vertex) radius of curvature in mm; ``inf`` for a plane base.
+    conic : float or 0-d tensor
+        Base conic constant k.
+    tol : float
+        Bound on the residual |F| in mm at which a ray counts as converged
+        (raised to the dtype's round-off floor where that is larger).
+    max_iter : int
+        Most Newton steps per solve.
+    """
+
+    spec_keys = COMMON_KEYS
+    # One parameter, two views, exactly as on the standard surface.
+    radius = Standard.radius
+    curvature = Standard.curvature
+
+    def __init__(self, radius=math.inf, conic=0.0, *, tol=DEFAULT_TOL, max_iter=DEFAULT_MAX_ITER):
+        self.radius = radius
+        self.conic = conic
+        self.tol = tol
+        self.max_iter = max_iter
+        self._prepared = None
+
+    # --- the shape -----------------------------------------------------------------
+
+    def conic_part(self, x, y):
+        """Base-conic sag and slopes (Python zeros for a plane base), x and y in mm."""
+        if _is_plain_zero(self.curvature):
+            return 0.0, 0.0, 0.0
+        return conic_sag_and_gradient(self.curvature, self.conic, x, y)
+
+    def departure(self, x, y):
+        """Departure from the base conic and its slopes, arrays shaped like x (mm)."""
+        raise NotImplementedError
+
+    def sag_and_gradient(self, x, y):
+        """Sag z(x, y) in mm and slopes dz/dx, dz/dy, all shaped like x (one fused pass).
+
+        Parameters
+        ----------
+        x, y : array, shape (n,)
+            Local coordinates in mm.
+        """
+        z, zx, zy = self.conic_part(x, y)
+        d, dx, dy = self.departure(x, y)
+        return z + d, zx + dx, zy + dy
+
+    def domain(self, x, y):
+        """Boolean mask of points where the sag is defined, or None when it is everywhere."""
+        return None
+
+    # --- intersection ----------------------------------------------------------------
+
+    def seed(self, x, y, z, L, M, N):
+        """Start of the Newton solve: the base-conic intersection, else the vertex plane."""
+        t, hit = conic_intersect(self.curvature, self.conic, x, y, z, L, M, N)
+        return be.where(hit, t, -z / N)
+
+    def intersect(self, x, y, z, L, M, N):
+        """Distance t (mm) along (L, M, N) to the surface and a hit mask, shaped like x."""
+        t, hit, _ = self.intersect_with_normal(x, y, z, L, M, N)
+        return t, hit
+
+    def intersect_with_normal(self, x, y, z, L, M, N):
+        """Intersect, and return a function giving the unit normal at the hit points.
+
+        Parameters
+        ----------
+        x, y, z : array
+            Ray positions in the local frame, mm.
+        L, M, N : array
+            Unit ray directions; all six broadcast to one shape.
+
+        Returns
+        -------
+        t : array
+            Distance to the surface in mm (finite everywhere; differentiable
+            for hit rays when gradients are recorded).
+        hit : bool array
+            False for rays the solve rejected (see the module docstring).
+        normal : callable
+            ``normal(xh, yh, zh) -> (nx, ny, nz)`` at the hit points
+            ``x + t L`` ...: the slopes of the last Newton evaluation when no
+            gradient is recorded, a grad-attached evaluation otherwise.
+            Finite for every ray (a rejected ray gets the vertex normal).
+        """
+        shape = tuple(np.broadcast_shapes(*(tuple(a.shape) for a in (x, y, z, L, M, N))))
+        rays = [be.reshape(be.broadcast_to(a, shape), (-1,)) for a in (x, y, z, L, M, N)]
+        grad = be.grad_active()
+        problem = _SurfaceRoot(self, rays)
+        scope = self._prepared.scope() if self._prepared is not None else nullcontext()
+        with scope:
+            with be.no_grad():
+                t0 = self.seed(*rays)
+            result = solve_scalar_root(
+                problem,
+                t0,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                force_iterations=_FORCED_ITERATIONS.get(),
+                name=f"{self.type_name} surface intersection",
+                stacklevel=3,
+            )
+        clean = result.n_rejected == 0
+        hit = result.regular if grad or clean else result.valid & problem.usable
+        t = result.t
+        if result.counts.get("non_finite"):
+            t = be.where(be.isfinite(be.detach(t)), t, 0.0)
+        if grad:
+            normal = _AttachedNormal(self, hit, shape, clean)
+        else:
+            normal = _StoredNormal(problem.slopes, hit, shape, clean)
+        return be.reshape(t, shape), be.reshape(hit, shape), normal
+
+
+class _SurfaceRoot:
+    """The scalar root problem F(t) = s(x0 + tL, y0 + tM) - (z0 + tN) for a batch of rays."""
+
+    __slots__ = ("geometry", "rays", "slopes", "usable")
+
+    def __init__(self, geometry, rays):
+        self.geometry = geometry
+        self.rays = rays  # x0, y0, z0, L, M, N, each shape (n,)
+        self.slopes = None  # (s_x, s_y) at each ray's latest t, kept from graph-free passes
+        self.usable = None  # not near-vertical and inside the domain, set by reject()
+
+    def evaluate(self, t, subset=None):
+        """(F, F_t, scale) at t for all rays or the ``subset`` mask (solver interface)."""
+        x0, y0, z0, L, M, N = self.rays if subset is None else [a[subset] for a in self.rays]
+        s, sx, sy = self.geometry.sag_and_gradient(x0 + t * L, y0 + t * M)
+        a, b = sx * L, sy * M
+        residual = s - (z0 + t * N)
+        slope = a + b - N
+        scale = be.abs(a) + be.abs(b) + be.abs(N)
+        if not be.grad_active():  # the primal passes: keep slopes for the normal
+            if subset is None or self.slopes is None:
+                self.slopes = (sx, sy)
+            else:
+                self.slopes = tuple(be.scatter(old, subset, new)
+                                    for old, new in zip(self.slopes, (sx, sy)))
+        return residual, slope, scale
+
+    def reject(self, t):
+        """Graph-free rejections at the root t: non-finite, near-vertical, outside the domain."""
+        x0, y0, _, L, M, _ = self.rays
+        x, y = x0 + t * L, y0 + t * M
+        sx, sy = self.slopes
+        g2 = sx * sx + sy * sy
+        # |n_z| = 1 / sqrt(1 + g2) <= C eps  <=>  g2 >= 1 / (C eps)^2 - 1
+        limit = 1.0 / (SLOPE_FLOOR_CONSTANT * be.machine_eps(g2))
+        near_vertical = g2 >= limit * limit - 1.0
+        rejected = {"non_finite": ~be.isfinite(x + y + g2), "near_vertical": near_vertical}
+        inside = self.geometry.domain(x, y)
+        self.usable = ~near_vertical
+        if inside is not None:
+            rejected["outside_domain"] = ~inside
+            self.usable = self.usable & inside
+        return rejected
+
+
+class _StoredNormal:
+    """Unit normal from the slopes of the final graph-free Newton evaluation."""
+
+    __slots__ = ("slopes", "hit", "shape", "clean")
+
+    def __init__(self, slopes, hit, shape, clean):
+        self.slopes, self.hit, self.shape, self.clean = slopes, hit, shape, clean
+
+    def __call__(self, x, y, z):
+        sx, sy = self.slopes
+        if not self.clean:
+            sx, sy = be.where(self.hit, sx, 0.0), be.where(self.hit, sy, 0.0)
+        return _unit_normal(sx, sy, self.shape)
+
+
+class _AttachedNormal:
+    """Unit normal evaluated grad-attached at the (corrected) hit points."""
+
+    __slots__ = ("geometry", "hit", "shape", "clean")
+
+    def __init__(self, geometry, hit, shape, clean):
+        self.geometry, self.hit, self.shape, self.clean = geometry, hit, shape, clean
+
+    def __call__(self, x, y, z):
+        x, y = be.reshape(x, (-1,)), be.reshape(y, (-1,))
+        if not self.clean:
+            # Rejected rays are evaluated at the vertex, where every sag is finite:
+            # a NaN there would poison the backward pass even behind a where.
+            x, y = be.where(self.hit, x, 0.0), be.where(self.hit, y, 0.0)
+        _, sx, sy = self.geometry.sag_and_gradient(x, y)
+        return _unit_normal(sx, sy, self.shape)
+
+
+def _unit_normal(sx, sy, shape):
+    """(s_x, s_y, -1) / |.|, toward -z, reshaped."""
+    inv = 1.0 / be.sqrt(1.0 + sx * sx + sy * sy)
+    return tuple(be.reshape(v, shape) for v in (sx * inv, sy * inv, -inv))

@@ -1,0 +1,5 @@
+"""Reading and writing optical systems: lens files in TOML or JSON (docs/lens-files.md)."""
+
+from .lensfile import load, optic_from_dict, optic_to_dict, save
+
+__all__ = ["load", "save", "optic_from_dict", "optic_to_dict"]

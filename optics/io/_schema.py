@@ -1,0 +1,367 @@
+"""Lens-file data (the dictionary a TOML or JSON file parses to) to an Optic, key by key.
+
+Every check names where the bad value is — the file, the section or the
+surface index, and the key — so that a user can fix the file from the message
+alone.  The schema is documented in docs/lens-files.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import math
+import numbers
+from collections.abc import Mapping
+
+from ..errors import ConfigurationError, LensFileError, OpticsError
+from ..geometry import GEOMETRY_TYPES
+from ..materials import material_from_spec
+from ..surfaces import Surface
+from ..system import APERTURE_TYPES, FIELD_TYPES, Aperture, Fields, Optic, Wavelengths
+
+TOP_LEVEL_KEYS = ("name", "aperture", "fields", "wavelengths", "surfaces", "optimize")
+APERTURE_KEYS = ("type", "value")
+FIELD_KEYS = ("type", "values")
+WAVELENGTH_KEYS = ("values", "primary")
+SURFACE_KEYS = ("type", "thickness", "material", "semi_diameter", "decenter", "tilt", "stop")
+"""Keys every surface type accepts; each geometry type adds its own ``spec_keys``."""
+
+DEFAULT_SURFACE_TYPE = "standard"
+DEFAULT_WAVELENGTH = 0.5875618  # the helium d line, µm
+_REQUIRED = object()
+
+
+def optic_from_dict(data, source: str = "<dict>") -> Optic:
+    """Build an Optic from lens-file data.
+
+    Parameters
+    ----------
+    data : mapping
+        The parsed lens file: ``name``, ``aperture``, ``fields``,
+        ``wavelengths``, ``surfaces`` and ``optimize`` as in docs/lens-files.md.
+        It is not modified; the ``optimize`` table is deep-copied.
+    source : str
+        Where the data come from (a file name); it starts every error message.
+
+    Returns
+    -------
+    Optic
+
+    Raises
+    ------
+    LensFileError
+        A missing, unknown or wrong key or value; the message names ``source``,
+        the section or surface index, and the key.
+    """
+    if not isinstance(data, Mapping):
+        raise LensFileError(f"{source}: a lens file is a table of sections, not {_describe(data)}")
+    check_keys(data, TOP_LEVEL_KEYS, source, what="top-level key")
+    name = data.get("name", "")
+    if not isinstance(name, str):
+        raise LensFileError(f"{source}: key 'name' must be a string, not {_describe(name)}")
+    aperture = _aperture(_section(data, "aperture", source, required=True), f"{source}: aperture")
+    fields = _fields(_section(data, "fields", source), f"{source}: fields")
+    wavelengths = _wavelengths(_section(data, "wavelengths", source), f"{source}: wavelengths")
+    surfaces = _surfaces(data.get("surfaces"), source)
+    optimize = data.get("optimize")
+    if optimize is not None:
+        if not isinstance(optimize, Mapping):
+            raise LensFileError(f"{source}: [optimize] must be a table, not {_describe(optimize)}")
+        optimize = copy.deepcopy(dict(optimize))
+    try:
+        return Optic(surfaces, aperture, fields, wavelengths, name=name, optimize=optimize)
+    except ConfigurationError as exc:
+        raise LensFileError(f"{source}: {exc}") from exc
+
+
+# --- sections --------------------------------------------------------------------------
+
+
+def _section(data, key, source, required=False):
+    value = data.get(key)
+    if value is None:
+        if required:
+            raise LensFileError(f"{source}: missing section [{key}]")
+        return None
+    if not isinstance(value, Mapping):
+        raise LensFileError(f"{source}: [{key}] must be a table, not {_describe(value)}")
+    return value
+
+
+def _aperture(table, where) -> Aperture:
+    check_keys(table, APERTURE_KEYS, where)
+    kind = _choice(table, "type", APERTURE_TYPES, where)
+    return Aperture(kind, real(table, "value", where, positive=True))
+
+
+def _fields(table, where) -> Fields:
+    if table is None:
+        fields = Fields("angle", [(0.0, 0.0)])
+        fields.y_only = True
+        return fields
+    check_keys(table, FIELD_KEYS, where)
+    kind = _choice(table, "type", FIELD_TYPES, where)
+    values = table.get("values", _REQUIRED)
+    if values is _REQUIRED:
+        raise LensFileError(f"{where}: missing key 'values'")
+    if not isinstance(values, (list, tuple)) or not values:
+        raise LensFileError(
+            f"{where}: key 'values' must be a non-empty list of y values or of [x, y] pairs, "
+            f"not {_describe(values)}"
+        )
+    y_only = _is_number(values[0])
+    pairs = []
+    for i, entry in enumerate(values):
+        key = f"values[{i}]"
+        if y_only and _is_number(entry):
+            pairs.append((0.0, _finite(entry, key, where)))
+        elif (
+            not y_only
+            and isinstance(entry, (list, tuple))
+            and len(entry) == 2
+            and all(map(_is_number, entry))
+        ):
+            pairs.append(tuple(_finite(v, key, where) for v in entry))
+        else:
+            form = (
+                "a y value like values[0]" if y_only else "an [x, y] pair of numbers like values[0]"
+            )
+            raise LensFileError(
+                f"{where}: key '{key}' must be {form} (use all y values or all [x, y] pairs), "
+                f"not {_describe(entry)}"
+            )
+    if kind == "angle":
+        for i, (x, y) in enumerate(pairs):
+            if max(abs(x), abs(y)) >= 90:
+                raise LensFileError(
+                    f"{where}: key 'values[{i}]': field angles must be under 90 degrees"
+                )
+    fields = Fields(kind, pairs)
+    fields.y_only = y_only  # remembered so that saving writes the same form back
+    return fields
+
+
+def _wavelengths(table, where) -> Wavelengths:
+    if table is None:
+        return Wavelengths([DEFAULT_WAVELENGTH], 0)
+    check_keys(table, WAVELENGTH_KEYS, where)
+    values = table.get("values", _REQUIRED)
+    if values is _REQUIRED:
+        raise LensFileError(f"{where}: missing key 'values'")
+    if not isinstance(values, (list, tuple)) or not values:
+        raise LensFileError(f"{where}: key 'values' must be a non-empty list of wavelengths in µm")
+    checked = []
+    for i, value in enumerate(values):
+        if not _is_number(value) or not (math.isfinite(value) and value > 0):
+            raise LensFileError(
+                f"{where}: key 'values[{i}]' must be a positive wavelength in µm, not {value!r}"
+            )
+        checked.append(value)
+    primary = table.get("primary", 0)
+    if isinstance(primary, bool) or not isinstance(primary, int):
+        raise LensFileError(
+            f"{where}: key 'primary' must be an integer index, not {_describe(primary)}"
+        )
+    if not 0 <= primary < len(checked):
+        raise LensFileError(
+            f"{where}: key 'primary' = {primary} is out of range: it is a 0-based index into "
+            f"{len(checked)} wavelength(s), so 0 to {len(checked) - 1}"
+        )
+    return Wavelengths(checked, primary)
+
+
+# --- surfaces --------------------------------------------------------------------------
+
+
+def _surfaces(entries, source) -> list:
+    if entries is None:
+        raise LensFileError(
+            f"{source}: missing [[surfaces]]: list the object surface, the lens surfaces "
+            "and the image surface"
+        )
+    if not isinstance(entries, (list, tuple)):
+        raise LensFileError(
+            f"{source}: 'surfaces' must be an array of tables ([[surfaces]]), "
+            f"not {_describe(entries)}"
+        )
+    if len(entries) < 3:
+        raise LensFileError(
+            f"{source}: [[surfaces]] has {len(entries)} entries; at least 3 are needed "
+            "(the object surface, one or more lens surfaces, the image surface)"
+        )
+    return [_surface(entry, i, source) for i, entry in enumerate(entries)]
+
+
+def _surface(entry, index, source) -> Surface:
+    where = f"{source}: surface {index}"
+    if not isinstance(entry, Mapping):
+        raise LensFileError(f"{where}: a surface is a table of keys, not {_describe(entry)}")
+    kind = entry.get("type", DEFAULT_SURFACE_TYPE)
+    if not isinstance(kind, str):
+        raise LensFileError(
+            f"{where}: key 'type' must be a surface type name, not {_describe(kind)}"
+        )
+    cls = GEOMETRY_TYPES.get(kind)
+    if cls is None:
+        known = ", ".join(sorted(GEOMETRY_TYPES))
+        raise LensFileError(
+            f"{where}: unknown surface type {kind!r}{_suggest(kind, GEOMETRY_TYPES)}; "
+            f"known types: {known}"
+        )
+    _check_surface_keys(entry, cls, where)
+    for key, value in entry.items():
+        if _has_nan(value):
+            raise LensFileError(f"{where}: key '{key}' must not be NaN")
+    if index == 0:
+        if "thickness" not in entry:
+            raise LensFileError(
+                f"{where} (object): missing key 'thickness' (the object distance in mm; "
+                "inf for an object at infinity)"
+            )
+        thickness = real(entry, "thickness", f"{where} (object)", allow_inf=True)
+        if thickness == -math.inf:
+            raise LensFileError(
+                f"{where} (object): key 'thickness' must be finite or inf, not -inf"
+            )
+    else:
+        thickness = real(entry, "thickness", where, default=0.0)
+    semi_diameter = entry.get("semi_diameter")
+    if semi_diameter is not None:
+        semi_diameter = real(entry, "semi_diameter", where, positive=True)
+    stop = entry.get("stop", False)
+    if not isinstance(stop, bool):
+        raise LensFileError(f"{where}: key 'stop' must be true or false, not {_describe(stop)}")
+    return Surface(
+        geometry=_geometry(cls, entry, where),
+        thickness=thickness,
+        material=material_from_spec(entry.get("material", "air"), where=where),
+        semi_diameter=semi_diameter,
+        decenter=_vector(entry, "decenter", 2, where),
+        tilt=_vector(entry, "tilt", 3, where),
+        is_stop=stop,
+    )
+
+
+def _check_surface_keys(entry, cls, where):
+    allowed = tuple(cls.spec_keys) + SURFACE_KEYS
+    for key in entry:
+        if key in allowed:
+            continue
+        hint = _suggest(key, allowed)
+        if not hint:
+            owners = sorted(
+                name for name, other in GEOMETRY_TYPES.items() if key in other.spec_keys
+            )
+            if owners:
+                kinds = "type" if len(owners) == 1 else "types"
+                hint = f" (a key of {kinds} {', '.join(map(repr, owners))})"
+            else:
+                hint = f"; keys for type {cls.type_name!r}: {', '.join(allowed)}"
+        raise LensFileError(f"{where}: unknown key {key!r} for type {cls.type_name!r}{hint}")
+
+
+def _geometry(cls, entry, where):
+    """The geometry from its own keys; a failure deep inside still names the surface."""
+    spec = {key: entry[key] for key in cls.spec_keys if key in entry}
+    try:
+        return cls.from_spec(spec, where)
+    except LensFileError:
+        raise
+    except (OpticsError, TypeError, ValueError, ArithmeticError, LookupError) as exc:
+        keys = ", ".join(map(repr, spec)) or "(none)"
+        raise LensFileError(
+            f"{where}: bad value for type {cls.type_name!r} (keys {keys}): {exc}"
+        ) from exc
+
+
+def _vector(entry, key, length, where):
+    value = entry.get(key)
+    if value is None:
+        return None
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != length
+        or not all(map(_is_number, value))
+    ):
+        unit = "[dx, dy] in mm" if length == 2 else "[rx, ry, rz] in degrees"
+        raise LensFileError(f"{where}: key '{key}' must be a list {unit}, not {value!r}")
+    return tuple(_finite(v, key, where) for v in value)
+
+
+# --- values ----------------------------------------------------------------------------
+
+
+def real(table, key, where, default=_REQUIRED, *, positive=False, allow_inf=False):
+    """table[key] as a number (an int or float kept as given); LensFileError names the key."""
+    value = table.get(key, default)
+    if value is _REQUIRED:
+        raise LensFileError(f"{where}: missing key '{key}'")
+    if not _is_number(value):
+        raise LensFileError(f"{where}: key '{key}' must be a number, not {_describe(value)}")
+    if math.isnan(value) or (math.isinf(value) and not allow_inf):
+        raise LensFileError(f"{where}: key '{key}' must be a finite number, not {value!r}")
+    if positive and not value > 0:
+        raise LensFileError(f"{where}: key '{key}' must be positive, not {value!r}")
+    return value
+
+
+def _finite(value, key, where):
+    if not math.isfinite(value):
+        raise LensFileError(f"{where}: key '{key}' must be finite, not {value!r}")
+    return value
+
+
+def _choice(table, key, choices, where):
+    value = table.get(key, _REQUIRED)
+    if value is _REQUIRED:
+        raise LensFileError(
+            f"{where}: missing key '{key}' (one of {', '.join(map(repr, choices))})"
+        )
+    if value not in choices:
+        hint = _suggest(value, choices) if isinstance(value, str) else ""
+        raise LensFileError(
+            f"{where}: key '{key}' must be one of {', '.join(map(repr, choices))}, "
+            f"not {value!r}{hint}"
+        )
+    return value
+
+
+def check_keys(table, allowed, where, what="key"):
+    """Raise LensFileError for the first key of ``table`` not in ``allowed`` (with a suggestion)."""
+    for key in table:
+        if key not in allowed:
+            hint = _suggest(key, allowed) or f"; allowed: {', '.join(allowed)}"
+            raise LensFileError(f"{where}: unknown {what} {key!r}{hint}")
+
+
+def _suggest(word, choices) -> str:
+    if not isinstance(word, str):
+        return ""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _has_nan(value) -> bool:
+    if isinstance(value, float):
+        return math.isnan(value)
+    if isinstance(value, (list, tuple)):
+        return any(_has_nan(v) for v in value)
+    return False
+
+
+def _describe(value) -> str:
+    """A value and its type for messages: ``'abc' (a string)``."""
+    names = {
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        list: "a list",
+    }
+    kind = "a table" if isinstance(value, Mapping) else names.get(type(value), type(value).__name__)
+    text = repr(value)
+    return f"{text if len(text) <= 60 else text[:57] + '...'} ({kind})"

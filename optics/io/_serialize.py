@@ -1,0 +1,126 @@
+"""An Optic to lens-file data: the dictionary that TOML and JSON files hold.
+
+The output is canonical: keys at their default value are left out (surface
+type "standard", thickness 0 after the object, material "air", a geometry's
+own defaults such as ``radius = inf``), numbers are plain Python ints and
+floats exactly as stored (tensors are detached), and field values are written
+as y values when the file had them so.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import numbers
+from collections.abc import Mapping
+
+from .. import backend as be
+from ..errors import OpticsError
+from ._schema import DEFAULT_SURFACE_TYPE
+
+
+def optic_to_dict(optic) -> dict:
+    """Lens-file data for an optic.
+
+    Parameters
+    ----------
+    optic : Optic
+
+    Returns
+    -------
+    dict
+        ``name`` (when set), ``aperture``, ``fields``, ``wavelengths``,
+        ``surfaces`` and ``optimize`` (when set, deep-copied) as in
+        docs/lens-files.md; :func:`optic_from_dict` turns it back into an
+        equal optic.
+    """
+    data = {}
+    if optic.name:
+        data["name"] = optic.name
+    data["aperture"] = {"type": optic.aperture.type, "value": plain(optic.aperture.value)}
+    data["fields"] = {"type": optic.fields.type, "values": _field_values(optic.fields)}
+    data["wavelengths"] = {
+        "values": [plain(w) for w in optic.wavelengths.values],
+        "primary": int(optic.wavelengths.primary),
+    }
+    data["surfaces"] = [_surface(surface, i) for i, surface in enumerate(optic.surfaces)]
+    if optic.optimize is not None:
+        data["optimize"] = plain_tree(copy.deepcopy(optic.optimize))
+    return data
+
+
+def _field_values(fields) -> list:
+    """[y, ...] when the file gave y values (or, not known, every x is 0); else [[x, y], ...]."""
+    pairs = [(plain(x), plain(y)) for x, y in fields.values]
+    y_only = getattr(fields, "y_only", None)
+    if y_only is None:
+        y_only = True
+    if y_only and all(x == 0 for x, _ in pairs):
+        return [y for _, y in pairs]
+    return [[x, y] for x, y in pairs]
+
+
+def _surface(surface, index) -> dict:
+    geometry = surface.geometry
+    spec = {}
+    if geometry.type_name != DEFAULT_SURFACE_TYPE:
+        spec["type"] = geometry.type_name
+    defaults = _geometry_defaults(type(geometry))
+    for key, value in geometry.to_spec().items():
+        value = plain_tree(value)
+        if key in defaults and _same(value, defaults[key]):
+            continue
+        spec[key] = value
+    thickness = plain(surface.thickness)
+    if index == 0 or thickness != 0:
+        spec["thickness"] = thickness
+    material = surface.material.to_spec()
+    if material != "air":
+        spec["material"] = plain_tree(material)
+    if surface.semi_diameter is not None:
+        spec["semi_diameter"] = plain(surface.semi_diameter)
+    if surface.decenter is not None:
+        spec["decenter"] = [plain(v) for v in surface.decenter]
+    if surface.tilt is not None:
+        spec["tilt"] = [plain(v) for v in surface.tilt]
+    if surface.is_stop:
+        spec["stop"] = True
+    return spec
+
+
+@functools.cache
+def _geometry_defaults(cls) -> dict:
+    """The spec of a geometry built from no keys, or {} when it has required keys."""
+    try:
+        return {key: plain_tree(value) for key, value in cls.from_spec({}, "").to_spec().items()}
+    except (OpticsError, TypeError, ValueError, LookupError):
+        return {}
+
+
+def _same(a, b) -> bool:
+    """Equal lens-file values (inf equals inf; list against list element by element)."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def plain(value):
+    """A number as a Python int or float: NumPy scalars converted, 0-d tensors detached."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if be.is_array(value):
+        return float(be.item(value))
+    return value
+
+
+def plain_tree(value):
+    """:func:`plain` applied through nested lists, tuples and mappings (tuples become lists)."""
+    if isinstance(value, Mapping):
+        return {key: plain_tree(v) for key, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_tree(v) for v in value]
+    return plain(value)

@@ -1,0 +1,294 @@
+"""Lens files: load and save an Optic as TOML or JSON (one schema, docs/lens-files.md).
+
+The format follows the file extension (``.toml`` or ``.json``).  ``load``
+also takes the name of a built-in sample (``optics.samples.names()``).
+Saving writes a temporary file next to the target and renames it over the
+target, so a failed save leaves any existing file as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import secrets
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+
+from .._version import __version__
+from ..errors import LensFileError
+from . import _toml_writer
+from ._schema import optic_from_dict
+from ._serialize import optic_to_dict
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = ["load", "save", "optic_from_dict", "optic_to_dict", "loads", "dumps"]
+
+FORMATS = {".toml": "toml", ".json": "json"}
+# JSON has no infinity: these strings stand for one (and "Infinity" tokens are read too).
+_JSON_INFINITIES = {
+    "inf": math.inf,
+    "+inf": math.inf,
+    "-inf": -math.inf,
+    "Infinity": math.inf,
+    "+Infinity": math.inf,
+    "-Infinity": -math.inf,
+}
+# ... except as the value of these keys, which hold names.
+_JSON_NAME_KEYS = frozenset({"name", "type", "material", "catalog"})
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+
+
+def load(path_or_name):
+    """Read a lens file, or a built-in sample by name, into an Optic.
+
+    Parameters
+    ----------
+    path_or_name : str or os.PathLike
+        A ``.toml`` or ``.json`` lens file, or a sample name such as
+        ``"cooke_triplet"`` (see :func:`optics.samples.names`).  A bare name
+        without an extension is a sample; ``"cooke_triplet.toml"`` is the file
+        of that name when it exists and the sample otherwise.
+
+    Returns
+    -------
+    Optic
+
+    Raises
+    ------
+    LensFileError
+        The file is missing (and is not a sample name), unreadable, not valid
+        TOML/JSON, or breaks the schema; the message names the file, the
+        line or surface index, and the key.
+    """
+    path, source = _resolve(path_or_name)
+    fmt = _format(path, source)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise LensFileError(f"{source}: cannot read the lens file: {exc.strerror or exc}") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LensFileError(f"{source}: not UTF-8 text (byte {exc.start}: {exc.reason})") from exc
+    return optic_from_dict(loads(text, fmt, source), source)
+
+
+def save(optic, path) -> Path:
+    """Write an optic to a lens file, atomically.
+
+    Parameters
+    ----------
+    optic : Optic
+    path : str or os.PathLike
+        The target; ``.toml`` or ``.json`` selects the format.  An existing
+        file is replaced only once the new one is completely written.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    LensFileError
+        An unsupported extension, a value the format cannot hold (e.g. a
+        ``None`` in the ``optimize`` table for TOML), or an I/O failure; the
+        target is then left untouched and no temporary file remains.
+    """
+    path = Path(path)
+    source = str(path)
+    fmt = _format(path, source)
+    data = optic_to_dict(optic)
+    text = dumps(data, fmt, source)
+    # Never write what cannot be read back: the text must load as an optic again.
+    try:
+        optic_from_dict(loads(text, fmt, source), source)
+    except LensFileError as exc:
+        raise LensFileError(f"not saved, because the file would not load back: {exc}") from exc
+    _write_atomically(path, text, source)
+    return path
+
+
+def loads(text: str, fmt: str, source: str = "<string>") -> dict:
+    """Parse lens-file text (``fmt`` "toml" or "json") into lens-file data (a dict).
+
+    JSON strings ``"inf"`` and ``"-inf"`` become infinities, except as values
+    of the keys ``name``, ``type``, ``material`` and ``catalog``.
+    """
+    if fmt == "toml":
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise LensFileError(f"{source}: {_toml_error(exc)}") from exc
+    if fmt == "json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise LensFileError(
+                f"{source}: line {exc.lineno}, column {exc.colno}: JSON syntax error: {exc.msg}"
+            ) from exc
+        if not isinstance(data, dict):
+            raise LensFileError(
+                f"{source}: a JSON lens file holds one object {{...}}, not a {type(data).__name__}"
+            )
+        return _decode_infinities(data)
+    raise ValueError(f"unknown lens-file format {fmt!r}")
+
+
+def dumps(data: Mapping, fmt: str, source: str = "<string>") -> str:
+    """Lens-file text (``fmt`` "toml" or "json") for lens-file data; errors name ``source``."""
+    try:
+        if fmt == "toml":
+            header = f"Lens file written by optics {__version__} (schema: docs/lens-files.md)"
+            return _toml_writer.dumps(data, header=header)
+        if fmt == "json":
+            return _json_text(_encode_infinities(data, ""), indent="") + "\n"
+    except ValueError as exc:
+        raise LensFileError(f"{source}: cannot write the lens file: {exc}") from exc
+    raise ValueError(f"unknown lens-file format {fmt!r}")
+
+
+# --- paths ----------------------------------------------------------------------------
+
+
+def _resolve(path_or_name):
+    """(path, name for messages) of a lens file or a sample."""
+    from .. import samples
+
+    if not isinstance(path_or_name, (str, os.PathLike)):
+        raise LensFileError(
+            f"a lens file is given by a path or a sample name, not {path_or_name!r}"
+        )
+    path = Path(path_or_name)
+    source = str(path_or_name)
+    bare = path.name == source  # no directory part
+    if bare and path.suffix == "" and source in samples.names():
+        return samples.path(source), f"{source}.toml (sample)"
+    if path.exists():
+        return path, source
+    if bare and path.suffix == ".toml" and path.stem in samples.names():
+        return samples.path(path.stem), f"{source} (sample)"
+    raise LensFileError(
+        f"{source}: no such lens file, and not the name of a sample "
+        f"(samples: {', '.join(samples.names())})"
+    )
+
+
+def _format(path: Path, source: str) -> str:
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise LensFileError(
+            f"{source}: unknown lens-file extension {path.suffix or '(none)'!r}; use .toml or .json"
+        )
+    return fmt
+
+
+def _write_atomically(path: Path, text: str, source: str):
+    """Write to a temporary file in the target's directory, then os.replace it over the target."""
+    target = Path(os.path.realpath(path))  # write through a symlink, not over it
+    temporary = None
+    try:
+        fd, temporary = _create_temporary(target)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if target.exists():
+            os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
+        os.replace(temporary, target)
+        temporary = None
+    except OSError as exc:
+        raise LensFileError(f"{source}: cannot write the lens file: {exc.strerror or exc}") from exc
+    finally:
+        if temporary is not None:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+
+
+def _create_temporary(target: Path):
+    """An exclusive new file next to ``target``; the umask sets its mode, as for any new file."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        name = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(name, flags, 0o666), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary file name next to {target}")
+
+
+# --- format details ---------------------------------------------------------------------
+
+
+def _toml_error(exc) -> str:
+    """'line L, column C: TOML syntax error: ...' from tomllib's message."""
+    message = str(exc)
+    match = _TOML_POSITION.search(message)
+    if match:
+        line, column = match.groups()
+        return f"line {line}, column {column}: TOML syntax error: {message[: match.start()]}"
+    if message.endswith("(at end of document)"):
+        return f"end of file: TOML syntax error: {message[: -len('(at end of document)')].strip()}"
+    return f"TOML syntax error: {message}"
+
+
+def _decode_infinities(value, key=None):
+    if isinstance(value, dict):
+        return {k: _decode_infinities(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode_infinities(v, key) for v in value]
+    if isinstance(value, str) and key not in _JSON_NAME_KEYS:
+        return _JSON_INFINITIES.get(value, value)
+    return value
+
+
+def _encode_infinities(value, where):
+    if isinstance(value, Mapping):
+        return {
+            k: _encode_infinities(v, f"{where}.{k}" if where else str(k)) for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [_encode_infinities(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, float):
+        if math.isnan(value):
+            raise ValueError(f"{where}: JSON cannot hold NaN")
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+    return value
+
+
+def _json_text(value, indent: str) -> str:
+    """JSON with objects one key per line and arrays of scalars (or short arrays) on one line."""
+    inner = indent + "  "
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = [f"{inner}{json.dumps(str(k))}: {_json_text(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    if isinstance(value, list):
+        if any(isinstance(v, dict) for v in value) or any(
+            isinstance(v, list) and any(isinstance(w, (dict, list)) for w in v) for v in value
+        ):
+            return (
+                "[\n"
+                + ",\n".join(inner + _json_text(v, inner) for v in value)
+                + "\n"
+                + indent
+                + "]"
+            )
+        return "[" + ", ".join(_json_text(v, inner) for v in value) + "]"
+    try:
+        return json.dumps(value, allow_nan=False, ensure_ascii=False)
+    except TypeError as exc:
+        raise ValueError(
+            f"cannot write a {type(value).__name__} value ({value!r}) in JSON"
+        ) from exc

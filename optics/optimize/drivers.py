@@ -1,0 +1,110 @@
+"""Run an optimization: choose a driver, record the run, leave the optic at the best point."""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+from .. import backend as be
+from ..errors import ConfigurationError
+from .history import OptimizationResult, Recorder, StopCriteria
+from .scipy_driver import run_least_squares, run_minimize
+from .torch_driver import run_adam, run_lbfgs
+
+#: Driver name -> (run function, needs autograd).
+DRIVERS = {
+    "adam": (run_adam, True),
+    "lbfgs": (run_lbfgs, True),
+    "least_squares": (run_least_squares, False),
+    "minimize": (run_minimize, False),
+}
+
+
+def driver_options(driver) -> list[str]:
+    """The keyword options driver ``driver`` takes (``learning_rate``, ``method``)."""
+    return list(inspect.signature(DRIVERS[driver][0]).parameters)[2:]
+
+
+def default_driver() -> str:
+    """``"adam"`` when the configured backend differentiates, else ``"least_squares"``."""
+    return "adam" if be.optim.has_autograd() else "least_squares"
+
+
+def optimize(problem, driver=None, *, steps=100, merit_tol=1e-10, grad_tol=1e-10, callback=None,
+             progress=False, **options) -> OptimizationResult:
+    """Lower the merit of ``problem`` and leave its optic at the best point found.
+
+    Runs on the configured backend (``be.using(...)``): Torch gives exact
+    gradients; NumPy supports the SciPy drivers with finite differences.
+
+    Parameters
+    ----------
+    problem : Problem
+    driver : {"adam", "lbfgs", "least_squares", "minimize"}, optional
+        Default :func:`default_driver`.
+    steps : int
+        Most optimizer steps (iterations).
+    merit_tol : float
+        Stop when a step changes the merit by at most merit_tol · merit.
+    grad_tol : float
+        Stop when the gradient norm in scaled variables is at most grad_tol.
+    callback : callable, optional
+        Called with each :class:`~optics.optimize.history.StepRecord`;
+        returning True stops the run.
+    progress : bool
+        Show a tqdm progress bar (when tqdm is installed).
+    **options
+        Driver options: ``learning_rate`` (adam, lbfgs), ``method`` ("trf"
+        or "lm", least_squares).
+
+    Returns
+    -------
+    OptimizationResult
+        With the history; the optic holds ``values_after`` as plain floats.
+
+    Raises
+    ------
+    ConfigurationError
+        Unknown driver or option, a Torch driver on NumPy, or a merit that is
+        not finite at the start.
+    """
+    driver = default_driver() if driver is None else driver
+    if driver not in DRIVERS:
+        raise ConfigurationError(f"unknown driver {driver!r}; choose one of {', '.join(DRIVERS)}")
+    run, needs_autograd = DRIVERS[driver]
+    unknown = set(options) - set(driver_options(driver))
+    if unknown:
+        raise ConfigurationError(
+            f"driver {driver!r} has no option {', '.join(sorted(unknown))}; "
+            f"its options are {', '.join(driver_options(driver)) or 'none'}"
+        )
+    if needs_autograd:
+        be.optim.require_autograd(f"the {driver!r} driver")
+    start = problem.start()
+    before = problem.report(start)
+    merit_before = sum(row["contribution"] for row in before)
+    if not math.isfinite(merit_before):
+        bad = [row["label"] for row in before if not math.isfinite(row["contribution"])]
+        raise ConfigurationError(f"the merit is not finite at the start (operands: {', '.join(bad)})")
+    recorder = Recorder(problem.physical, StopCriteria(steps, merit_tol, grad_tol), callback, progress)
+    try:
+        run(problem, recorder, **options)
+    finally:
+        recorder.close()
+    best = recorder.best_point()
+    problem.finish(best)
+    after = problem.report(best)
+    return OptimizationResult(
+        driver=driver,
+        merit_before=merit_before,
+        merit_after=sum(row["contribution"] for row in after),
+        steps=int(recorder.history.steps.max()),
+        paths=problem.variables.paths,
+        values_before=problem.physical(start),
+        values_after=problem.physical(best),
+        operands_before=before,
+        operands_after=after,
+        history=recorder.history,
+        message=recorder.message,
+    )
+

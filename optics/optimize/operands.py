@@ -1,0 +1,283 @@
+"""Merit operands: plain functions of a traced system, one value each.
+
+An operand function takes the :class:`MeritContext` of one merit evaluation
+and its own keyword arguments (the lens-file keys of the operand), and
+returns a 0-d array that keeps gradients.  The context shares the paraxial
+data, the object-space field solve and the traced ray bundles between the
+operands, so a merit of many operands still traces each bundle once.
+
+Adding an operand is writing one function and one :data:`OPERANDS` entry
+(name -> function, its keyword arguments and their defaults).  Field and
+wavelength arguments are 0-based indices into the optic's lists; (hx, hy)
+and (px, py) are normalized field and pupil coordinates.  Lengths in mm.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .. import backend as be
+from ..analysis.spot import normalized_fields, spot_statistics
+from ..errors import ConfigurationError
+from ..fields import launch_rays, object_space_field, unit_field_image_height
+from ..paraxial import paraxial
+from ..rays import Rays
+from ..sampling import hexapolar
+from ..trace import propagate
+
+
+class MeritContext:
+    """Values shared by the operands of one merit evaluation (computed on first use).
+
+    Parameters
+    ----------
+    optic : Optic
+        The system with the current variable values set on it.
+    """
+
+    def __init__(self, optic):
+        self.optic = optic
+        self._first_order = None
+        self._bundles = {}
+
+    @property
+    def first_order(self):
+        """``paraxial(optic)`` at the primary wavelength (computed once)."""
+        if self._first_order is None:
+            self._first_order = paraxial(self.optic)
+        return self._first_order
+
+    def wavelength(self, index):
+        """Wavelength (µm) number ``index`` (None: the primary)."""
+        values = self.optic.wavelengths.values
+        if index is None:
+            return self.optic.primary_wavelength
+        return values[_check_index(index, len(values), "wavelength")]
+
+    def field(self, index):
+        """Normalized (hx, hy) of field number ``index``."""
+        fields = normalized_fields(self.optic)
+        return fields[_check_index(index, len(fields), "field")]
+
+    def bundle(self, fields, wavelengths, rings):
+        """Rays at the image for every (wavelength, field, pupil sample), shape (W, F, N).
+
+        One batched trace: the field solve runs once per field and the
+        hexapolar pupil (``rings`` rings, N = 1 + 3 rings (rings + 1), sample 0
+        the pupil centre) broadcasts against it.
+
+        Parameters
+        ----------
+        fields : tuple of (hx, hy)
+        wavelengths : tuple of float
+            Micrometres.
+        rings : int
+        """
+        key = (fields, wavelengths, rings)
+        if key not in self._bundles:
+            px, py = hexapolar(rings)
+            self._bundles[key] = self._trace(fields, wavelengths, px, py)
+        return self._bundles[key]
+
+    def rays(self, hx, hy, px, py, wavelength):
+        """Rays for one field point and pupil points (arrays of one shape) at one wavelength."""
+        return self._trace(((hx, hy),), (wavelength,), be.asarray(px), be.asarray(py))
+
+    def _trace(self, fields, wavelengths, px, py):
+        optic, first_order = self.optic, self.first_order
+        hx = be.asarray([h[0] for h in fields])
+        hy = be.asarray([h[1] for h in fields])
+        qx, qy = object_space_field(optic, hx, hy, first_order)
+        n_fields = len(fields)
+        qx, qy = be.reshape(qx, (1, n_fields, 1)), be.reshape(qy, (1, n_fields, 1))
+        px, py = be.reshape(px, (1, 1, -1)), be.reshape(py, (1, 1, -1))
+        wavelength = be.reshape(be.asarray(list(wavelengths)), (-1, 1, 1))
+        rays = launch_rays(optic, qx, qy, px, py, wavelength, first_order)
+        # Every surface type traces flat batches (n,): flatten, trace, restore.
+        shape = tuple(np.broadcast_shapes(tuple(rays.x.shape), tuple(wavelength.shape)))
+        flat = _reshaped(rays, lambda v: be.reshape(be.broadcast_to(v, shape), (-1,)))
+        return _reshaped(propagate(optic, flat), lambda v: be.reshape(v, shape))
+
+
+def _reshaped(rays, reshape):
+    """Rays with ``reshape`` applied to every component."""
+    return Rays(**{f.name: reshape(getattr(rays, f.name)) for f in dataclasses.fields(rays)})
+
+
+def _check_index(index, count, what):
+    if isinstance(index, bool) or not isinstance(index, int) or not -count <= index < count:
+        raise ConfigurationError(f"{what} index {index!r} is out of range (the optic has {count})")
+    return index
+
+
+# --- first-order operands -----------------------------------------------------------
+
+
+def efl(ctx):
+    """Effective focal length (mm)."""
+    return ctx.first_order.efl
+
+
+def bfl(ctx):
+    """Back focal length: last lens vertex to the paraxial focus (mm)."""
+    return ctx.first_order.bfl
+
+
+def fno(ctx):
+    """Image-space F-number."""
+    return ctx.first_order.fno
+
+
+def total_track(ctx):
+    """Surface 1 to the image surface (mm)."""
+    return ctx.first_order.total_track
+
+
+# --- real-ray operands ----------------------------------------------------------------
+
+
+def rms_spot(ctx, fields=None, wavelengths=None, field_weights=None, wavelength_weights=None,
+             rings=6, reference="centroid"):
+    """Weighted RMS spot radius (mm) over chosen fields and wavelengths.
+
+    The value is sqrt(Σ w_fw ρ_fw² / Σ w_fw), ρ_fw the RMS radius of field f
+    at wavelength w (hexapolar, ``rings`` rings) about the centroid of those
+    rays or, with ``reference = "chief"``, about the primary-wavelength chief
+    ray, and w_fw = field_weights[f] · wavelength_weights[w].
+
+    Parameters
+    ----------
+    fields, wavelengths : list of int, optional
+        Indices into the optic's fields and wavelengths (default: all).
+    field_weights, wavelength_weights : list of float, optional
+        Relative weights, one per chosen field / wavelength (default: equal).
+    rings : int
+    reference : {"centroid", "chief"}
+    """
+    field_ids = range(len(ctx.optic.fields.values)) if fields is None else fields
+    wave_ids = range(len(ctx.optic.wavelengths.values)) if wavelengths is None else wavelengths
+    points = tuple(ctx.field(i) for i in field_ids)
+    waves = tuple(ctx.wavelength(i) for i in wave_ids)
+    weights = _outer_weights(field_weights, len(points), wavelength_weights, len(waves))
+    rays = ctx.bundle(points, waves, rings)  # shape (W, F, N)
+    if reference == "chief":
+        chief = ctx.bundle(points, (ctx.wavelength(None),), 0)  # shape (1, F, 1)
+        ref_x, ref_y = chief.x, chief.y
+    elif reference == "centroid":
+        ref_x = ref_y = 0.0  # unused: the centroid statistic is taken
+    else:
+        raise ConfigurationError(f"rms_spot reference must be 'centroid' or 'chief', not {reference!r}")
+    stats = spot_statistics(rays, ref_x, ref_y, axis=-1)
+    radius = stats["rms_radius_chief" if reference == "chief" else "rms_radius_centroid"]
+    total = sum(sum(row) for row in weights)
+    return be.sqrt(be.sum(be.asarray(weights) * radius * radius) / total)
+
+
+def _outer_weights(field_weights, n_fields, wavelength_weights, n_waves):
+    """w[w][f] = wavelength_weights[w] · field_weights[f] as nested lists."""
+    fw = [1.0] * n_fields if field_weights is None else [float(w) for w in field_weights]
+    ww = [1.0] * n_waves if wavelength_weights is None else [float(w) for w in wavelength_weights]
+    if len(fw) != n_fields or len(ww) != n_waves:
+        raise ConfigurationError(
+            f"rms_spot: {len(fw)} field weights for {n_fields} fields and {len(ww)} wavelength "
+            f"weights for {n_waves} wavelengths; give one weight per chosen entry"
+        )
+    if any(w < 0 for w in fw + ww) or not sum(fw) * sum(ww) > 0:
+        raise ConfigurationError("rms_spot: weights must be non-negative and not all zero")
+    return [[a * b for b in fw] for a in ww]
+
+
+def real_x(ctx, hx=0.0, hy=0.0, px=0.0, py=0.0, wavelength=None):
+    """Image-surface x (mm) of the real ray (hx, hy, px, py)."""
+    return _flat(ctx.rays(hx, hy, px, py, ctx.wavelength(wavelength)).x)
+
+
+def real_y(ctx, hx=0.0, hy=0.0, px=0.0, py=0.0, wavelength=None):
+    """Image-surface y (mm) of the real ray (hx, hy, px, py)."""
+    return _flat(ctx.rays(hx, hy, px, py, ctx.wavelength(wavelength)).y)
+
+
+def chief_height(ctx, hx=0.0, hy=1.0, wavelength=None):
+    """Image height (mm) of the chief ray of (hx, hy): its intercept along the field direction."""
+    rays = ctx.rays(hx, hy, 0.0, 0.0, ctx.wavelength(wavelength))
+    return _along_field(_flat(rays.x), _flat(rays.y), hx, hy)
+
+
+def distortion(ctx, hx=0.0, hy=1.0):
+    """Distortion (percent) at field (hx, hy): 100 (h_real − h_paraxial) / h_paraxial.
+
+    h_real is the primary-wavelength chief-ray height along the field
+    direction; h_paraxial the paraxial image height of the same object-space
+    field (linear in the field parameter q).
+    """
+    if hx == 0 and hy == 0:
+        raise ConfigurationError("distortion is undefined on axis: give a field with hx or hy nonzero")
+    real = chief_height(ctx, hx, hy)
+    qx, qy = object_space_field(ctx.optic, be.asarray(hx), be.asarray(hy), ctx.first_order)
+    per_q = unit_field_image_height(ctx.optic, ctx.first_order)
+    ideal = _along_field(qx * per_q, qy * per_q, hx, hy)
+    return 100.0 * (real - ideal) / ideal
+
+
+def _along_field(x, y, hx, hy):
+    norm = (hx * hx + hy * hy) ** 0.5
+    return (x * hx + y * hy) / norm if norm > 0 else y
+
+
+def _flat(value):
+    return be.reshape(value, ())
+
+
+# --- element thickness operands ---------------------------------------------------------
+
+
+def center_thickness(ctx, surface):
+    """Axial thickness (mm) after surface number ``surface``."""
+    return be.asarray(_surface(ctx, surface).thickness) + 0.0
+
+
+def edge_thickness(ctx, surface, height=None):
+    """Thickness (mm) between surfaces ``surface`` and ``surface + 1`` at radial ``height``.
+
+    t + sag₂(h) − sag₁(h) along y; ``height`` defaults to the larger of the
+    two semi-diameters.
+    """
+    front, back = _surface(ctx, surface), _surface(ctx, surface + 1)
+    if height is None:
+        sizes = [s.semi_diameter for s in (front, back) if s.semi_diameter is not None]
+        if not sizes:
+            raise ConfigurationError(
+                f"edge_thickness of surface {surface}: neither surface {surface} nor "
+                f"{surface + 1} has a semi_diameter; give the key 'height' (mm)"
+            )
+        height = max(float(be.to_numpy(s)) for s in sizes)
+    zero, h = be.asarray(0.0), be.asarray(float(height))
+    return front.thickness + back.geometry.sag(zero, h) - front.geometry.sag(zero, h)
+
+
+def _surface(ctx, index):
+    surfaces = ctx.optic.surfaces
+    if isinstance(index, bool) or not isinstance(index, int) or not 1 <= index < len(surfaces) - 1:
+        raise ConfigurationError(
+            f"surface index {index!r} must be a lens surface, 1 to {len(surfaces) - 2}"
+        )
+    return surfaces[index]
+
+
+#: Operand name -> function.  The function's keyword arguments are the
+#: operand's lens-file keys (besides type, target, weight and kind).
+OPERANDS = {
+    "efl": efl,
+    "bfl": bfl,
+    "fno": fno,
+    "total_track": total_track,
+    "rms_spot": rms_spot,
+    "real_x": real_x,
+    "real_y": real_y,
+    "chief_height": chief_height,
+    "distortion": distortion,
+    "center_thickness": center_thickness,
+    "edge_thickness": edge_thickness,
+}

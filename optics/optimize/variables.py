@@ -1,0 +1,221 @@
+"""Optimization variables: lens parameters addressed by path, with bounds and scales.
+
+A variable names any numeric lens parameter with the path syntax of
+``optics gradcheck`` (:mod:`optics.params`): ``surfaces[3].radius``,
+``surfaces[3].curvature`` (1/radius: lets a surface pass through flat),
+``surfaces[2].thickness``, ``surfaces[6].coefficients[1][2]``,
+``surfaces[3].conic``, ``surfaces[2].decenter[1]``, ``surfaces[2].tilt[0]``,
+``surfaces[1].material.value`` ...
+
+Drivers never move the parameters themselves: they move scaled variables
+u, with x = x₀ + s·u (x₀ the start value, s the variable's scale, both in the
+parameter's units), so u starts at 0 and one unit of u is one natural step of
+that parameter whatever its units.  A learning rate or a trust radius in u is
+therefore meaningful for every variable at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import backend as be
+from ..errors import ConfigurationError, OpticsError
+
+#: Parameters whose start value is a natural size for its own steps (when nonzero).
+_SIZES = ("radius", "curvature", "thickness", "semi_diameter", "value", "nd", "index")
+
+
+@dataclass
+class Variable:
+    """One lens parameter to optimize.
+
+    Attributes
+    ----------
+    path : str
+        Where the parameter lives, e.g. ``"surfaces[3].radius"``.
+    min, max : float or None
+        Bounds in the parameter's units (mm, 1/mm, degrees, unitless); None
+        for unbounded.
+    scale : float or None
+        The parameter change that counts as one unit of the scaled variable.
+        By default |start value| for sizes (radius, curvature, thickness,
+        index), else set by :class:`~optics.optimize.problem.Problem` from the
+        merit's sensitivity to the parameter.
+    """
+
+    path: str
+    min: float | None = None
+    max: float | None = None
+    scale: float | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.path, str) or not self.path.strip():
+            raise ConfigurationError(f"a variable path must be a non-empty string, not {self.path!r}")
+        lo = -math.inf if self.min is None else float(self.min)
+        hi = math.inf if self.max is None else float(self.max)
+        if not lo < hi:
+            raise ConfigurationError(f"variable {self.path}: min {self.min} must be below max {self.max}")
+        if self.scale is not None and not (math.isfinite(self.scale) and self.scale > 0):
+            raise ConfigurationError(f"variable {self.path}: scale must be positive, not {self.scale!r}")
+
+    @property
+    def parameter_name(self) -> str:
+        """The last attribute of the path (``radius`` for ``surfaces[3].radius``)."""
+        return re.findall(r"[A-Za-z_]\w*", self.path)[-1]
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """(lower, upper) with ±inf for a missing bound."""
+        return (
+            -math.inf if self.min is None else float(self.min),
+            math.inf if self.max is None else float(self.max),
+        )
+
+
+class VariableSet:
+    """The variables of one optimization bound to an optic.
+
+    Parameters
+    ----------
+    optic : Optic
+        The system; its parameter values at construction are the start x₀
+        (clipped into the bounds).
+    variables : list of Variable
+
+    Attributes
+    ----------
+    start : ndarray, shape (n,)
+        x₀ in the parameters' units.
+    scales : ndarray, shape (n,)
+        s; NaN where the scale is still to be chosen (see :meth:`set_scales`).
+    """
+
+    def __init__(self, optic, variables):
+        if not variables:
+            raise ConfigurationError("an optimization needs at least one variable")
+        paths = [v.path for v in variables]
+        repeated = sorted({p for p in paths if paths.count(p) > 1})
+        if repeated:
+            raise ConfigurationError(f"variable(s) listed twice: {', '.join(repeated)}")
+        self.optic = optic
+        self.variables = list(variables)
+        start = np.array([_read(optic, v.path) for v in self.variables])
+        lower, upper = np.array([v.bounds for v in self.variables]).T.reshape(2, -1)
+        self.start = np.clip(start, lower, upper)
+        self.scales = np.array([_default_scale(v, x) for v, x in zip(self.variables, self.start)])
+
+    def __len__(self):
+        return len(self.variables)
+
+    @property
+    def paths(self) -> list[str]:
+        """The variables' paths, in order."""
+        return [v.path for v in self.variables]
+
+    def set_scales(self, scales):
+        """Fill the scales still NaN from ``scales`` (ndarray (n,), positive)."""
+        self.scales = np.where(np.isnan(self.scales), scales, self.scales)
+
+    def scaled_bounds(self):
+        """(lower, upper) of u, ndarrays (n,) with ±inf for none."""
+        lower, upper = np.array([v.bounds for v in self.variables]).T.reshape(2, -1)
+        return (lower - self.start) / self.scales, (upper - self.start) / self.scales
+
+    def physical(self, u):
+        """x = x₀ + s·u for u an ndarray (n,); returns an ndarray (n,)."""
+        return self.start + self.scales * np.asarray(u, dtype=float)
+
+    def apply(self, u):
+        """Set every parameter on the optic to x₀ + s·u.
+
+        ``u`` is an ndarray (n,) (values are set as Python floats) or a list
+        of n 0-d leaves (values are set as tensors attached to them, so the
+        leaves are the only gradient leaves of a merit computed afterwards).
+        """
+        from ..params import set_param
+
+        if isinstance(u, np.ndarray):
+            values = [float(x) for x in self.physical(u)]
+        else:
+            values = [float(x0) + float(s) * ui for x0, s, ui in zip(self.start, self.scales, u)]
+        for variable, value in zip(self.variables, values):
+            set_param(self.optic, variable.path, value)
+
+    def write(self, x):
+        """Set the parameters to the physical values ``x`` (ndarray (n,)) as Python floats."""
+        self.apply((np.asarray(x, dtype=float) - self.start) / self.scales)
+
+    def detach_other_parameters(self):
+        """Detach every tensor on the optic that requires grad (variables are reset by apply)."""
+        for surface in self.optic.surfaces:
+            _detach_fields(surface, depth=3)
+
+
+def _read(optic, path) -> float:
+    from ..params import get_param
+
+    try:
+        value = get_param(optic, path)
+    except OpticsError as exc:
+        raise ConfigurationError(f"variable {path}: {exc}") from exc
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+        raise ConfigurationError(f"variable {path}: no such numeric parameter ({exc})") from exc
+    try:
+        value = float(be.to_numpy(value))
+    except (TypeError, ValueError) as exc:
+        raise ConfigurationError(f"variable {path} is not a single number: {value!r}") from exc
+    if not math.isfinite(value):
+        hint = " (a plane: vary its curvature instead)" if path.endswith("radius") else ""
+        raise ConfigurationError(f"variable {path} starts at {value}, not a finite number{hint}")
+    return value
+
+
+def _default_scale(variable, start) -> float:
+    if variable.scale is not None:
+        return float(variable.scale)
+    if variable.parameter_name in _SIZES and start != 0:
+        return abs(start)
+    return math.nan
+
+
+def _detach_fields(obj, depth):
+    """Replace tensors requiring grad in obj's attributes (and nested lists) by detached copies."""
+    if depth < 0 or obj is None or isinstance(obj, (str, int, float, bool)):
+        return
+    names = (
+        [f.name for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj)
+        else list(vars(obj)) if hasattr(obj, "__dict__") else []
+    )
+    for name in names:
+        value = getattr(obj, name)
+        if _requires_grad(value):
+            _set(obj, name, be.detach(value))
+        elif isinstance(value, list):
+            setattr(obj, name, _detached_list(value))
+        elif isinstance(value, tuple):
+            _set(obj, name, tuple(_detached_list(list(value))))
+        else:
+            _detach_fields(value, depth - 1)
+
+
+def _detached_list(items):
+    return [
+        _detached_list(v) if isinstance(v, list) else be.detach(v) if _requires_grad(v) else v
+        for v in items
+    ]
+
+
+def _requires_grad(value) -> bool:
+    return be.is_array(value) and be.requires_grad(value)
+
+
+def _set(obj, name, value):
+    try:
+        setattr(obj, name, value)
+    except dataclasses.FrozenInstanceError:
+        object.__setattr__(obj, name, value)

@@ -1,0 +1,59 @@
+"""optics.solvers: backend-agnostic numerics with no optics in them.
+
+- :func:`solve_scalar_root`: the one batched scalar Newton solve with an
+  implicit correction, used by every Newton ray-surface intersection
+  (a geometry supplies a :class:`ScalarRootProblem`);
+- :func:`newton_2x2` and :func:`implicit_correction_2x2`: batched damped
+  Newton for 2x2 systems (the field solve) and its implicit derivative;
+- :func:`condition_ratio`, :func:`is_singular`, :func:`normalized_solve`,
+  :func:`normalized_solve_masked`: scale-invariant 2x2 conditioning and solves;
+- dtype-aware thresholds (multiples of machine epsilon) and their constants.
+"""
+
+from ._condition import (
+    condition_ratio,
+    is_singular,
+    normalized_solve,
+    normalized_solve_masked,
+)
+from ._field_newton import Newton2x2Result, implicit_correction_2x2, newton_2x2
+from ._scalar_newton import (
+    NON_CONVERGED,
+    NON_FINITE,
+    TANGENT,
+    ScalarRootProblem,
+    ScalarRootResult,
+    solve_scalar_root,
+)
+from ._thresholds import (
+    ROUND_OFF_CONSTANT,
+    SINGULAR_CONSTANT,
+    SLOPE_FLOOR_CONSTANT,
+    floor_slope,
+    roundoff_tolerance,
+    singular_threshold,
+    slope_floor,
+)
+
+__all__ = [
+    "NON_CONVERGED",
+    "NON_FINITE",
+    "ROUND_OFF_CONSTANT",
+    "SINGULAR_CONSTANT",
+    "SLOPE_FLOOR_CONSTANT",
+    "TANGENT",
+    "Newton2x2Result",
+    "ScalarRootProblem",
+    "ScalarRootResult",
+    "condition_ratio",
+    "floor_slope",
+    "implicit_correction_2x2",
+    "is_singular",
+    "newton_2x2",
+    "normalized_solve",
+    "normalized_solve_masked",
+    "roundoff_tolerance",
+    "singular_threshold",
+    "slope_floor",
+    "solve_scalar_root",
+]

@@ -1,0 +1,342 @@
+"""Batched scalar Newton root finding with one implicit (grad-attached) correction.
+
+This is the single Newton loop of optics: every Newton-Raphson ray-surface
+intersection (and, through its pieces, the field solve and ray aiming) calls
+:func:`solve_scalar_root` with a *problem* object and never writes its own
+loop.  The solver knows nothing about rays.
+
+The problem interface
+---------------------
+A problem is any object with::
+
+    evaluate(t, subset=None) -> (F, F_t, scale)
+        Residual F, slope dF/dt and slope scale at t.  ``t`` has shape (n,),
+        or (k,) when ``subset`` is a boolean mask of length n selecting k of
+        the problems (the problem gathers its own per-problem data with it).
+        ``scale >= 0`` is the magnitude used to floor the slope (for a
+        surface: |s_x L| + |s_y M| + |N|).  Evaluated with whatever graph
+        state is active: the solver calls it graph-free while iterating and
+        grad-attached once for the correction.
+
+    reject(t) -> dict[str, mask]            (optional)
+        Graph-free extra rejection categories at the root t (shape (n,)),
+        e.g. ``{"near_vertical": mask}``.  A ``"non_finite"`` entry is merged
+        into the solver's own non-finite category.
+
+How the solve is differentiated
+-------------------------------
+The iteration runs under ``be.no_grad()``, so its cost in memory and graph
+size does not depend on the number of iterations.  When ``be.grad_active()``
+the root t̄ is corrected once::
+
+    t = t̄ - F(t̄, θ) / stopgrad(F_t(t̄, θ))
+
+which has the value t̄ and the implicit-function derivative
+dt/dθ = -F_θ / F_t.  The correction is evaluated only on the regular
+problems (gathered, then put back with ``be.scatter``): PyTorch propagates a
+NaN from a branch that ``where`` later discards through the backward pass, so
+rejected problems are never part of the graph and get exactly zero gradient.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from optics import backend as be
+
+from ._thresholds import (
+    ROUND_OFF_CONSTANT,
+    SLOPE_FLOOR_CONSTANT,
+    floor_slope,
+    roundoff_tolerance,
+    slope_floor,
+)
+
+#: The solver's own rejection categories, in priority order (a problem falls
+#: in the first that applies; the problem's own categories come after).
+NON_FINITE, NON_CONVERGED, TANGENT = "non_finite", "non_converged", "tangent"
+
+
+@runtime_checkable
+class ScalarRootProblem(Protocol):
+    """A batch of n scalar equations F(t) = 0 (see the module docstring).
+
+    ``evaluate`` is required; ``reject(t) -> dict[str, mask]`` is optional
+    and therefore not part of the structural check.
+    """
+
+    def evaluate(self, t, subset=None):
+        """Return (F, F_t, scale) at t, each shaped like t (see the module docstring)."""
+
+
+@dataclass(frozen=True)
+class ScalarRootResult:
+    """Outcome of :func:`solve_scalar_root` for a batch of n problems.
+
+    Attributes
+    ----------
+    t : array, shape (n,)
+        The root.  With gradients recording, regular problems carry the
+        implicit derivative; every other entry is the detached primal value.
+    valid : array of bool, shape (n,)
+        Without gradients: not non_finite and not non_converged (a tangent or
+        problem-rejected but converged root is still usable for analysis).
+        With gradients recording: equal to ``regular``.
+    regular : array of bool, shape (n,)
+        In no rejection category at all.
+    rejected : dict[str, array of bool, shape (n,)]
+        One mask per category, mutually exclusive: "non_finite",
+        "non_converged", "tangent", then the problem's own categories.
+    counts : dict[str, int]
+        Number of problems in each category.
+    n_iter : int
+        Newton steps taken (the loop count, the same for the whole batch).
+    residual, slope : array, shape (n,)
+        F and F_t at the root, detached.
+    worst_residual : float
+        Largest finite |F| at the root, 0.0 when there is none (a property:
+        one host sync when read).
+    n_rejected : int
+        Total number of problems outside ``regular``.
+    """
+
+    t: Any
+    valid: Any
+    regular: Any
+    rejected: dict = field(default_factory=dict)
+    counts: dict = field(default_factory=dict)
+    n_iter: int = 0
+    residual: Any = None
+    slope: Any = None
+
+    @property
+    def worst_residual(self) -> float:
+        """Largest finite |F| at the root (0.0 when there is none)."""
+        if self.residual is None or be.size(self.residual) == 0:
+            return 0.0
+        abs_F = be.abs(self.residual)
+        return float(be.item(be.max(be.where(be.isfinite(abs_F), abs_F, 0.0))))
+
+    @property
+    def n_rejected(self) -> int:
+        """Total number of problems outside ``regular``."""
+        return sum(self.counts.values())
+
+
+def solve_scalar_root(
+    problem,
+    t0,
+    *,
+    tol=1e-10,
+    max_iter=100,
+    floor_constant=SLOPE_FLOOR_CONSTANT,
+    round_off_constant=ROUND_OFF_CONSTANT,
+    force_iterations=None,
+    compact=True,
+    name="scalar Newton solve",
+    stacklevel=2,
+) -> ScalarRootResult:
+    """Solve n scalar equations F(t) = 0 by Newton's method with an implicit correction.
+
+    Parameters
+    ----------
+    problem : ScalarRootProblem
+        Supplies ``evaluate(t, subset=None) -> (F, F_t, scale)`` and,
+        optionally, ``reject(t) -> dict`` (see the module docstring).
+    t0 : array, shape (n,)
+        Starting point, e.g. the base-conic intersection so that Newton starts
+        in the physical root's basin.  Used detached.
+    tol : float
+        Requested absolute tolerance on |F|; raised per problem to the
+        round-off floor ``round_off_constant * eps * max(1, |t|)``.
+    max_iter : int
+        Most Newton steps.
+    floor_constant : float
+        C in the slope floor tau = C * eps * max(1, scale), used (sign-
+        preservingly) in the primal steps and as the tangent test |F_t| <= tau.
+    round_off_constant : float
+        C' in the round-off floor of the tolerance.
+    force_iterations : int, optional
+        Run exactly this many steps with no early exit and no host sync
+        (converged problems are frozen by a mask, never compacted).  For graph
+        tests and compiled paths.
+    compact : bool
+        Iterate only the still-unconverged problems (gather, evaluate with
+        ``subset=``, scatter back).  Ignored with ``force_iterations``.  On a
+        GPU each boolean gather is an implicit device sync; pass False there
+        if that costs more than the evaluations it saves.
+    name : str
+        Names the solve in the rejection warning.
+    stacklevel : int
+        ``stacklevel`` of the warning; 2 points at the caller of this function.
+
+    Returns
+    -------
+    ScalarRootResult
+
+    Warns
+    -----
+    RuntimeWarning
+        Once per call when any problem is rejected, with the counts per
+        category, the iteration count and the worst residual.
+
+    Notes
+    -----
+    Host syncs: one ``be.any`` per iteration for the early exit, and one
+    transfer of the category counts at the end (``worst_residual`` is read
+    lazily).
+    """
+    t_bar = be.detach(t0)
+    with be.no_grad():
+        if force_iterations is not None:
+            t_bar, n_iter = _iterate_masked(
+                problem, t_bar, tol, int(force_iterations), floor_constant, round_off_constant
+            )
+            F, F_t, scale = problem.evaluate(t_bar)
+        else:
+            t_bar, F, F_t, scale, n_iter = _iterate(
+                problem, t_bar, tol, max_iter, floor_constant, round_off_constant, compact
+            )
+        rejected = _classify(problem, t_bar, F, F_t, scale, tol, floor_constant, round_off_constant)
+        counts = _tally(rejected)
+    regular = ~_union(rejected.values())
+    grad = be.grad_active()
+    if grad:
+        valid = regular
+        t = _implicit_correction(problem, t_bar, regular, counts)
+    else:
+        valid = ~(rejected[NON_FINITE] | rejected[NON_CONVERGED])
+        t = t_bar
+    result = ScalarRootResult(
+        t=t,
+        valid=valid,
+        regular=regular,
+        rejected=rejected,
+        counts=counts,
+        n_iter=n_iter,
+        residual=F,
+        slope=F_t,
+    )
+    if result.n_rejected:
+        _warn(name, result, be.size(t_bar), grad, stacklevel + 1)
+    return result
+
+
+def _newton_step(F, F_t, scale, floor_constant):
+    """Primal step F / floor(F_t) with the sign-preserving slope floor."""
+    return F / floor_slope(F_t, slope_floor(scale, floor_constant))
+
+
+def _moving(t, F, F_t, tol, round_off_constant):
+    """Problems that still need a step: finite and |F| above the tolerance."""
+    finite = be.isfinite(t) & be.isfinite(F) & be.isfinite(F_t)
+    return finite & ~(be.abs(F) <= roundoff_tolerance(tol, t, round_off_constant))
+
+
+def _iterate(problem, t, tol, max_iter, floor_constant, round_off_constant, compact):
+    """Newton loop with early exit; returns t̄ and (F, F_t, scale) evaluated at t̄.
+
+    Each pass evaluates the active problems at their current t and tests
+    convergence before any slope is used, so a converged problem is frozen at
+    the t its stored residual belongs to.  Non-finite problems are frozen too.
+    With ``compact`` only the active subset is evaluated and stepped.
+
+    Why compact: most problems converge in 2-4 steps from a base-conic seed
+    while a few take many more.  Measured at n = 1e6 on NumPy (CPU, one
+    thread), a cubic residual: 104 ms compacted vs 143 ms masked; a residual
+    with 20 trig terms (asphere-like cost): 0.97 s vs 3.2 s.  The cost of
+    compacting is O(n) per step (mask scans and scatters), independent of the
+    residual's cost, so the gain grows with the residual's price.
+    """
+    active = None  # None: all n problems
+    F = F_t = scale = None
+    n_iter = 0
+    while True:
+        t_act = t if active is None else t[active]
+        F_act, F_t_act, scale_act = problem.evaluate(t_act, subset=active)
+        if active is None:
+            F, F_t, scale = F_act, F_t_act, scale_act
+        else:
+            F, F_t, scale = (
+                be.scatter(full, active, part)
+                for full, part in ((F, F_act), (F_t, F_t_act), (scale, scale_act))
+            )
+        moving = _moving(t_act, F_act, F_t_act, tol, round_off_constant)
+        if n_iter >= max_iter or not be.item(be.any(moving)):  # the one host sync per iteration
+            return t, F, F_t, scale, n_iter
+        step = _newton_step(F_act, F_t_act, scale_act, floor_constant)
+        t_new = be.where(moving, t_act - step, t_act)
+        if compact:
+            t = t_new if active is None else be.scatter(t, active, t_new)
+            active = moving if active is None else be.scatter(active, active, moving)
+        else:
+            t = t_new
+        n_iter += 1
+
+
+def _iterate_masked(problem, t, tol, n_steps, floor_constant, round_off_constant):
+    """Exactly ``n_steps`` full-size masked Newton steps (no early exit, no host sync)."""
+    for _ in range(n_steps):
+        F, F_t, scale = problem.evaluate(t)
+        moving = _moving(t, F, F_t, tol, round_off_constant)
+        t = be.where(moving, t - _newton_step(F, F_t, scale, floor_constant), t)
+    return t, n_steps
+
+
+def _union(masks):
+    """Elementwise or of one or more masks."""
+    masks = list(masks)
+    out = masks[0]
+    for m in masks[1:]:
+        out = out | m
+    return out
+
+
+def _classify(problem, t, F, F_t, scale, tol, floor_constant, round_off_constant):
+    """Graph-free rejection masks at the root, mutually exclusive, in priority order."""
+    extra = dict(problem.reject(t)) if hasattr(problem, "reject") else {}
+    non_finite = ~(be.isfinite(t) & be.isfinite(F) & be.isfinite(F_t) & be.isfinite(scale))
+    if NON_FINITE in extra:
+        non_finite = non_finite | extra.pop(NON_FINITE)
+    non_converged = ~non_finite & ~(be.abs(F) <= roundoff_tolerance(tol, t, round_off_constant))
+    taken = non_finite | non_converged
+    tangent = ~taken & (be.abs(F_t) <= slope_floor(scale, floor_constant))
+    taken = taken | tangent
+    rejected = {NON_FINITE: non_finite, NON_CONVERGED: non_converged, TANGENT: tangent}
+    for key, mask in extra.items():
+        rejected[key] = mask & ~taken
+        taken = taken | rejected[key]
+    return rejected
+
+
+def _tally(rejected):
+    """Category counts as Python ints, in one host transfer."""
+    host = be.to_numpy(be.stack([be.sum(m) for m in rejected.values()]))
+    return {key: int(v) for key, v in zip(rejected, host)}
+
+
+def _implicit_correction(problem, t_bar, regular, counts):
+    """t = t̄ - F(t̄) / stopgrad(F_t(t̄)) on the regular problems only; others stay detached."""
+    n_regular = be.size(t_bar) - sum(counts.values())
+    if n_regular == 0:
+        return t_bar
+    if n_regular == be.size(t_bar):
+        F, F_t, _ = problem.evaluate(t_bar)
+        return t_bar - F / be.detach(F_t)
+    t_reg = t_bar[regular]
+    F, F_t, _ = problem.evaluate(t_reg, subset=regular)
+    return be.scatter(t_bar, regular, t_reg - F / be.detach(F_t))
+
+
+def _warn(name, result, n, grad, stacklevel):
+    """The one grouped RuntimeWarning of a solve."""
+    parts = ", ".join(f"{key}={count}" for key, count in result.counts.items() if count)
+    invalid = "all invalid, zero gradient" if grad else "non_finite and non_converged are invalid"
+    warnings.warn(
+        f"{name}: {result.n_rejected} of {n} problems rejected ({parts}; {invalid}) "
+        f"after {result.n_iter} iterations, worst residual {result.worst_residual:.3g}",
+        RuntimeWarning,
+        stacklevel=stacklevel,
+    )

@@ -1,0 +1,62 @@
+"""Small builders shared by tests (not fixtures: plain functions)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from optics.geometry import Standard
+from optics.materials import AIR, ConstantIndex
+from optics.surfaces import Surface
+from optics.system import Aperture, Fields, Optic, Wavelengths
+
+DATA = Path(__file__).parent / "data"
+REFERENCE = DATA / "reference"
+
+
+def reference_expected() -> dict:
+    """The golden numbers for the reference Cooke triplet."""
+    return json.loads((REFERENCE / "cooke_triplet.expected.json").read_text())
+
+
+def reference_cooke() -> Optic:
+    """The reference Cooke triplet built in Python (constant indices at 0.55 µm)."""
+    n1, n2 = 1.6226085614386923, 1.6236551229276037
+    rows = [
+        (22.01359, 3.25896, n1),
+        (-435.76044, 6.00755, None),
+        (-22.21328, 0.99997, n2),
+        (20.29192, 4.75041, None),
+        (79.6836, 2.95208, n1),
+        (-18.39533, 42.20778, None),
+    ]
+    surfaces = [Surface(thickness=math.inf)]
+    for i, (radius, thickness, index) in enumerate(rows):
+        material = ConstantIndex(index) if index else AIR
+        surfaces.append(Surface(Standard(radius), thickness, material, is_stop=(i == 3)))
+    surfaces.append(Surface())
+    return Optic(
+        surfaces,
+        Aperture("epd", 10.0),
+        Fields("angle", [(0.0, 0.0), (0.0, 14.0), (0.0, 20.0)]),
+        Wavelengths([0.55], 0),
+        name="cooke_triplet",
+    )
+
+
+def singlet(radius1=50.0, radius2=-50.0, thickness=5.0, index=1.5, image_distance=47.0, epd=10.0,
+            fields=(0.0, 5.0)) -> Optic:
+    """A biconvex singlet in air with the stop on its first surface."""
+    return Optic(
+        [
+            Surface(thickness=math.inf),
+            Surface(Standard(radius1), thickness, ConstantIndex(index), is_stop=True),
+            Surface(Standard(radius2), image_distance),
+            Surface(),
+        ],
+        Aperture("epd", epd),
+        Fields("angle", [(0.0, f) for f in fields]),
+        Wavelengths([0.55], 0),
+        name="singlet",
+    )
