@@ -16,7 +16,9 @@ from .errors import (
     SolveError,
 )
 
-# Public name -> module that defines it (imported on first access).
+# Public name -> module that defines it (imported on first access). When the
+# module has no attribute of that name (optics.samples), the module itself is
+# the value.
 _LAZY = {
     "Optic": "optics.system",
     "Aperture": "optics.system",
@@ -40,7 +42,7 @@ def __getattr__(name):
     if module_name is None:
         raise AttributeError(f"module 'optics' has no attribute {name!r}")
     module = import_module(module_name)
-    value = module if module_name.rsplit(".", 1)[-1] == name else getattr(module, name)
+    value = getattr(module, name, module)
     globals()[name] = value
     return value
 

@@ -123,7 +123,7 @@ class GradientOptimizer:
         Bounds enforced by projection after every step (``±inf`` for none).
     """
 
-    def __init__(self, algorithm, values, learning_rate, lower=None, upper=None):
+    def __init__(self, algorithm, values, learning_rate, lower=None, upper=None, decay_steps=None):
         require_autograd(f"the {algorithm!r} driver")
         torch = _torch()
         self.leaves = _leaves(values)
@@ -133,9 +133,11 @@ class GradientOptimizer:
         if algorithm == "adam":
             self._optimizer = torch.optim.Adam(self.leaves, lr=learning_rate)
         elif algorithm == "lbfgs":
+            # The caller owns the stop criteria: torch's absolute tolerances
+            # (1e-7 on the gradient, 1e-9 on changes) would freeze small merits.
             self._optimizer = torch.optim.LBFGS(
                 self.leaves, lr=learning_rate, max_iter=1, history_size=20,
-                line_search_fn="strong_wolfe",
+                tolerance_grad=0.0, tolerance_change=0.0, line_search_fn="strong_wolfe",
             )
         else:
             raise ConfigurationError(

@@ -123,9 +123,12 @@ def _fields(table, where) -> Fields:
         ):
             pairs.append(tuple(_finite(v, key, where) for v in entry))
         else:
-            form = (
-                "a y value like values[0]" if y_only else "an [x, y] pair of numbers like values[0]"
-            )
+            if i == 0:
+                form = "a y value or an [x, y] pair of numbers"
+            elif y_only:
+                form = "a y value like values[0]"
+            else:
+                form = "an [x, y] pair of numbers like values[0]"
             raise LensFileError(
                 f"{where}: key '{key}' must be {form} (use all y values or all [x, y] pairs), "
                 f"not {_describe(entry)}"
@@ -350,6 +353,8 @@ def _has_nan(value) -> bool:
         return math.isnan(value)
     if isinstance(value, (list, tuple)):
         return any(_has_nan(v) for v in value)
+    if isinstance(value, Mapping):
+        return any(_has_nan(v) for v in value.values())
     return False
 
 
