@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import timeit
-
 import pytest
 
 _REPORT: list[str] = []
-
-
-def best_microseconds(call, number=20000, repeat=7):
-    """Fastest mean time of one ``call()`` over ``repeat`` runs of ``number`` calls, in µs."""
-    return min(timeit.repeat(call, number=number, repeat=repeat)) / number * 1e6
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ class Fields:
 
     type: str = "angle"
     values: list = field(default_factory=lambda: [(0.0, 0.0)])
+    y_only: bool | None = None  # lens files: write y values (True) or [x, y] pairs
 
     @property
     def max_magnitude(self):

@@ -147,12 +147,14 @@ def checked_fd(f, value, relative_step=1e-5):
     """A central difference of f at value, after checking it agrees with itself at h and h/2.
 
     Returns the Richardson combination (4 fd(h/2) - fd(h)) / 3.  Fails when the
-    two estimates disagree beyond their truncation and round-off error.
+    two estimates disagree by more than 1e-5 of their size plus the round-off
+    noise of a difference quotient (about 1000 eps |f| / h).
     """
     step = relative_step * max(abs(value), 1.0)
     coarse = central_difference(f, value, step)
     fine = central_difference(f, value, step / 2.0)
-    scale = max(float(np.max(np.abs(fine))), 1e-300)
-    spread = float(np.max(np.abs(coarse - fine))) / scale
-    assert spread < 1e-5, f"finite differences disagree between h and h/2 (relative {spread:.2e})"
+    noise = 1e3 * np.finfo(np.float64).eps * float(np.max(np.abs(f(value)))) / step
+    spread = float(np.max(np.abs(coarse - fine)))
+    bound = 1e-5 * float(np.max(np.abs(fine))) + noise
+    assert spread <= bound, f"finite differences disagree between h and h/2 ({spread:.2e} > {bound:.2e})"
     return (4.0 * fine - coarse) / 3.0

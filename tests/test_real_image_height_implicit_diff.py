@@ -204,8 +204,14 @@ def freeform_xy_coefficient(optic, value):
     optic.surfaces[5].geometry.coefficients[1][1] = value
 
 
+def index(optic, value):
+    """The first glass's constant index (reaches the trace through be.full_like)."""
+    optic.surfaces[1].material = ConstantIndex(value)
+
+
 PARAMETERS = {
     "radius": (radius, -22.21328, (1e-4, 1e-5)),
+    "index": (index, 1.6226085614386923, (1e-5, 1e-6)),
     "thickness": (thickness, 4.75041, (1e-4, 1e-5)),
     "freeform_xy": (freeform_xy_coefficient, 3e-4, (1e-6, 1e-7)),
 }
@@ -258,6 +264,18 @@ def test_gradient_with_respect_to_the_requested_height(torch_backend, system):
             up = be.to_numpy(launch_and_marginal(optic, FIELD[0], FIELD[1] + step))
             down = be.to_numpy(launch_and_marginal(optic, FIELD[0], FIELD[1] - step))
             np.testing.assert_allclose(ad, (up - down) / (2 * step * top), rtol=2e-6, atol=1e-9)
+
+
+def test_targets_stacked_from_tensors_stay_attached(torch_backend):
+    optic = coupled_cooke()
+    height = be.parameter(12.0)
+    q = solve_fields(optic, be.asarray([[-3.0, height]])).q  # be.asarray of a tensor list
+    ad = np.array([be.to_numpy(g) for g in _grads(q[0], height)])
+    with be.no_grad():
+        for step in (1e-3, 1e-4):
+            up = be.to_numpy(solve_fields(optic, be.asarray([[-3.0, 12.0 + step]])).q[0])
+            down = be.to_numpy(solve_fields(optic, be.asarray([[-3.0, 12.0 - step]])).q[0])
+            np.testing.assert_allclose(ad, (up - down) / (2 * step), rtol=1e-6)
 
 
 def test_solution_jacobian_in_the_target_is_block_diagonal_across_fields(torch_backend):

@@ -52,7 +52,7 @@ def optic_to_dict(optic) -> dict:
 def _field_values(fields) -> list:
     """[y, ...] when the file gave y values (or, not known, every x is 0); else [[x, y], ...]."""
     pairs = [(plain(x), plain(y)) for x, y in fields.values]
-    y_only = getattr(fields, "y_only", None)
+    y_only = fields.y_only
     if y_only is None:
         y_only = True
     if y_only and all(x == 0 for x, _ in pairs):

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import backend as be
 from .merit import Merit
-from .variables import Variable, VariableSet
+from .variables import STEP_FRACTION, Variable, VariableSet
 
 
 class Problem:
@@ -29,8 +29,8 @@ class Problem:
     Notes
     -----
     Variables without an explicit or size-based scale get
-    s = ‖r‖ / ‖∂r/∂x‖ at the start: the change that, alone and to first
-    order, would change the residual vector by its own length.
+    s = 0.01 ‖r‖ / ‖∂r/∂x‖ at the start: the change that, alone and to
+    first order, would change the residual vector by 1% of its length.
     """
 
     def __init__(self, optic, variables, merit):
@@ -120,7 +120,7 @@ class Problem:
         r, jacobian = self.jacobian(self.start())
         column = np.linalg.norm(jacobian, axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            sensitivity = np.linalg.norm(r) / column
+            sensitivity = STEP_FRACTION * np.linalg.norm(r) / column
         chosen = np.where(np.isfinite(sensitivity) & (sensitivity > 0), sensitivity, 1.0)
         self.variables.scales = np.where(pending, chosen, self.variables.scales)
         self.finish(self.start())

@@ -3,15 +3,15 @@
 Both move the scaled variables u (one unit ≈ one natural step of each
 parameter), which is what makes one learning rate serve radii, thicknesses
 and coefficients at once: the default Adam rate moves each parameter by about
-1% of its scale per step.  Bounds are enforced by projection after each step.
+1% of its size per step, and L-BFGS starts from steps of that size.  Bounds are enforced by projection after each step.
 """
 
 from __future__ import annotations
 
 from .. import backend as be
 
-#: Default learning rates (in scaled units) per algorithm.
-LEARNING_RATES = {"adam": 0.01, "lbfgs": 1.0}
+#: Default learning rates (in scaled units: 1 ≈ 1% of a radius) per algorithm.
+LEARNING_RATES = {"adam": 1.0, "lbfgs": 1.0}
 
 
 def run_gradient(problem, recorder, algorithm, learning_rate=None):

@@ -9,9 +9,11 @@ A variable names any numeric lens parameter with the path syntax of
 
 Drivers never move the parameters themselves: they move scaled variables
 u, with x = x₀ + s·u (x₀ the start value, s the variable's scale, both in the
-parameter's units), so u starts at 0 and one unit of u is one natural step of
-that parameter whatever its units.  A learning rate or a trust radius in u is
-therefore meaningful for every variable at once.
+parameter's units), so u starts at 0 and one unit of u is one modest step of
+that parameter whatever its units: 1% of a radius, thickness or index, or, for
+a parameter that starts at zero, the change that moves the merit's residuals
+by about 1% (see :class:`~optics.optimize.problem.Problem`).  A learning rate
+or a first step of 1 in u is therefore sensible for every variable at once.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ from ..errors import ConfigurationError, OpticsError
 #: Parameters whose start value is a natural size for its own steps (when nonzero).
 _SIZES = ("radius", "curvature", "thickness", "semi_diameter", "value", "nd", "index")
 
+#: One unit of a scaled variable: this fraction of the parameter's size (1%).
+STEP_FRACTION = 0.01
+
 
 @dataclass
 class Variable:
@@ -43,9 +48,10 @@ class Variable:
         for unbounded.
     scale : float or None
         The parameter change that counts as one unit of the scaled variable.
-        By default |start value| for sizes (radius, curvature, thickness,
-        index), else set by :class:`~optics.optimize.problem.Problem` from the
-        merit's sensitivity to the parameter.
+        By default 1% of |start value| for sizes (radius, curvature,
+        thickness, index), else set by
+        :class:`~optics.optimize.problem.Problem` from the merit's
+        sensitivity to the parameter.
     """
 
     path: str
@@ -179,7 +185,7 @@ def _default_scale(variable, start) -> float:
     if variable.scale is not None:
         return float(variable.scale)
     if variable.parameter_name in _SIZES and start != 0:
-        return abs(start)
+        return STEP_FRACTION * abs(start)
     return math.nan
 
 

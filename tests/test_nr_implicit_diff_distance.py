@@ -1,0 +1,113 @@
+"""The Newton intersection distance t: autograd (implicit correction) against finite differences.
+
+For every surface type, derivatives of t with respect to the base radius, the
+conic, a coefficient, the ray's origin and its direction, on and off axis, in
+float64 and float32.  The reference is a central finite difference in float64
+with the solve taken to round-off (tol = 0), checked against itself at two
+step sizes before it is trusted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _newton_cases import NAMES, all_parameter_cases, as_backend, checked_fd, make, plain_value
+from _newton_cases import ray_batch, with_value
+
+from optics import backend as be
+from optics.params import set_param
+
+torch = pytest.importorskip("torch")
+
+#: Allowed |autograd - fd| relative to the largest |fd| of the batch, per precision.
+RTOL = {"float64": 1e-7, "float32": 2e-3}
+RAY_COMPONENTS = ("x", "y", "z", "L", "M", "N")
+
+
+def _numpy_distance(geometry, rays):
+    """t by the graph-free solve on NumPy in float64, to round-off."""
+    geometry.tol = 0.0
+    with be.using("numpy", precision="float64"):
+        t, hit = geometry.intersect(*as_backend(rays))
+        assert bool(be.all(hit))
+        return be.to_numpy(t)
+
+
+def _per_ray_gradient(t, leaf):
+    """dt_i / d leaf for every ray i (leaf a 0-d tensor)."""
+    rows = [torch.autograd.grad(t[i], leaf, retain_graph=True)[0] for i in range(t.shape[0])]
+    return np.array([float(r) for r in rows])
+
+
+def _assert_matches(autograd, fd, precision, floor):
+    scale = max(float(np.max(np.abs(fd))), floor)
+    error = float(np.max(np.abs(autograd - fd)))
+    assert error <= RTOL[precision] * scale, f"autograd {autograd} vs fd {fd} (error {error:.3e})"
+
+
+@pytest.mark.parametrize("off_axis", [True, False], ids=["off_axis", "on_axis"])
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+@pytest.mark.parametrize("name, path", all_parameter_cases())
+def test_distance_derivative_by_a_surface_parameter_matches_fd(name, path, precision, off_axis):
+    rays = ray_batch(off_axis)
+    value = plain_value(make(name), path)
+    fd = checked_fd(lambda v: _numpy_distance(with_value(name, path, v), rays), value)
+    with be.using("torch", precision=precision):
+        geometry = make(name)
+        leaf = be.parameter(value)
+        set_param(geometry, path, leaf)
+        t, hit = geometry.intersect(*as_backend(rays))
+        assert bool(be.all(hit))
+        autograd = _per_ray_gradient(t, leaf)
+    assert np.all(np.isfinite(autograd))
+    floor = 1e-6 * float(np.max(np.abs(_numpy_distance(make(name), rays)))) / max(abs(value), 1.0)
+    _assert_matches(autograd, fd, precision, floor)
+
+
+def _smooth_on_axis(name):
+    return name != "odd_asphere"  # its cone term has a kink at the vertex
+
+
+@pytest.mark.parametrize("off_axis", [True, False], ids=["off_axis", "on_axis"])
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+@pytest.mark.parametrize("name", NAMES)
+def test_distance_derivative_by_the_ray_origin_and_direction_matches_fd(name, precision, off_axis):
+    rays = ray_batch(off_axis)
+    components = RAY_COMPONENTS if off_axis or _smooth_on_axis(name) else ("z", "N")
+    with be.using("torch", precision=precision):
+        leaves = [be.parameter(a) for a in rays]
+        t, hit = make(name).intersect(*leaves)
+        assert bool(be.all(hit))
+        t.sum().backward()  # each t_i depends on ray i alone: the gradient is the diagonal
+        autograd = {c: leaf.grad.detach().double().numpy() for c, leaf in zip(RAY_COMPONENTS, leaves)}
+    for k, component in enumerate(RAY_COMPONENTS):
+        if component not in components:
+            continue
+
+        def distance(shift, k=k):
+            shifted = [a + shift if j == k else a for j, a in enumerate(rays)]
+            return _numpy_distance(make(name), shifted)
+
+        fd = checked_fd(distance, 0.0)
+        assert np.all(np.isfinite(autograd[component]))
+        _assert_matches(autograd[component], fd, precision, floor=1e-3)
+
+
+def test_rays_that_do_not_require_grad_still_carry_the_parameter_gradient(torch_backend):
+    geometry = make("chebyshev")
+    leaf = be.parameter(0.0005)
+    geometry.coefficients[1][2] = leaf
+    t, _ = geometry.intersect(*as_backend(ray_batch()))
+    (gradient,) = torch.autograd.grad(t.sum(), leaf)
+    assert torch.isfinite(gradient) and float(gradient) != 0.0
+
+
+def test_the_forward_value_with_gradients_is_the_primal_root_within_tolerance(torch_backend):
+    geometry = make("qbfs")
+    rays = as_backend(ray_batch())
+    with be.no_grad():
+        primal, _ = geometry.intersect(*rays)
+    geometry.radius = be.parameter(30.0)
+    corrected, _ = geometry.intersect(*rays)
+    assert corrected.requires_grad
+    assert float(be.max(be.abs(be.detach(corrected) - primal))) <= 10 * geometry.tol
