@@ -50,7 +50,7 @@ from .paraxial import paraxial
 from .solvers import ROUND_OFF_CONSTANT, SINGULAR_CONSTANT, implicit_correction_2x2, newton_2x2
 from .trace import propagate
 
-#: Newton steps allowed per solve; a paraxial seed typically needs 3–5.
+#: Newton steps allowed per solve; from the paraxial seed the Cooke triplet needs 2.
 MAX_ITERATIONS = 50
 
 
@@ -119,13 +119,12 @@ def solve_real_image_height(optic, hx, hy, first_order=None, *, tol=None, max_it
     if math.prod(shape) == 1:  # the common case: one field point, no bookkeeping
         q = solve_fields(optic, flat * top, first_order, tol=tol, max_iter=max_iter).q
         return be.reshape(q[:, 0], shape), be.reshape(q[:, 1], shape)
-    # One solve per distinct field point: the unique rows index back into the
-    # attached inputs, so gradients reach every occurrence.
+    # One primal solve per distinct field point; every occurrence keeps its own
+    # grad-attached target in the correction (equal values need not be one parameter).
     keys = be.to_numpy(be.detach(flat))
     _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    targets = flat[be.asarray(first)] * top
-    q = solve_fields(optic, targets, first_order, tol=tol, max_iter=max_iter).q
-    q = q[be.asarray(np.reshape(inverse, -1))]
+    unique = (be.asarray(first), be.asarray(np.reshape(inverse, -1)))
+    q = _solve(optic, flat * top, first_order, tol, max_iter, unique).q
     return be.reshape(q[:, 0], shape), be.reshape(q[:, 1], shape)
 
 
@@ -165,21 +164,31 @@ def solve_fields(optic, targets, first_order=None, *, tol=None, max_iter=MAX_ITE
     SolveError
         See :func:`solve_real_image_height`.
     """
+    return _solve(optic, be.asarray(targets), first_order, tol, max_iter)
+
+
+def _solve(optic, targets, first_order, tol, max_iter, unique=None):
+    """Solve for targets (n, 2); with ``unique = (first, inverse)`` solve only
+    targets[first] and expand by ``inverse``, each row corrected with its own target."""
     first_order = paraxial(optic) if first_order is None else first_order
-    targets = be.asarray(targets)
-    problem = _FieldProblem(optic, targets, first_order)
+    distinct = targets if unique is None else targets[unique[0]]
+    problem = _FieldProblem(optic, distinct, first_order)
     tol = problem.default_tolerance() if tol is None else float(tol)
-    q0 = problem.seed()
-    result = newton_2x2(problem.residual, problem.jacobian, q0, tol=tol, max_iter=max_iter,
-                        round_off_constant=ROUND_OFF_CONSTANT, singular_constant=SINGULAR_CONSTANT)
+    result = newton_2x2(problem.residual, problem.jacobian, problem.seed(), tol=tol,
+                        max_iter=max_iter, round_off_constant=ROUND_OFF_CONSTANT,
+                        singular_constant=SINGULAR_CONSTANT)
     problem.check(result, tol, max_iter)
-    q = result.q
+    q, residual_norm = result.q, result.residual_norm
+    expand = (lambda v: v) if unique is None else (lambda v: v[unique[1]])
     if be.grad_active():
         with be.no_grad():
             J_bar = problem.jacobian(q)
-        q = implicit_correction_2x2(problem.residual_attached, q, J_bar,
+        image = problem.image_xy(q)  # the one grad-attached chief-ray trace
+        q = implicit_correction_2x2(expand(image) - targets, expand(q), expand(J_bar),
                                     name="real-image-height field solve (implicit correction)")
-    return FieldSolveResult(q=q, n_iter=result.n_iter, residual_norm=result.residual_norm,
+    else:
+        q = expand(q)
+    return FieldSolveResult(q=q, n_iter=result.n_iter, residual_norm=expand(residual_norm),
                             tolerance=tol)
 
 
@@ -224,10 +233,6 @@ class _FieldProblem:
         rays = propagate(self.optic, rays)
         xy = be.stack([rays.x, rays.y], axis=-1)
         return be.where(rays.valid[..., None], xy, math.nan)
-
-    def residual_attached(self, q):
-        """R(q) = I(q) − h, shape (m, 2) in mm: one chief ray per field (grad-attached)."""
-        return self.image_xy(q) - self.targets
 
     def residual(self, q):
         """R(q) for Newton, tracing the four difference rays of J(q) in the same batch.

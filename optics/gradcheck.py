@@ -5,11 +5,16 @@ their gradients: for each parameter path (see :mod:`optics.params`) it
 reports the derivative of the metric by autograd (Torch, float64) and by
 central differences at two steps h and h/2,
 
-    fd(h) = (f(v + h) - f(v - h)) / (2h),   h = relative_step * |v|  (relative_step if v = 0),
+    fd(h) = (f(v + h) - f(v - h)) / (2h),   h = max(relative_step |v|, MIN_RELATIVE_CHANGE |f / f'|)
 
 and the relative difference between autograd and the Richardson combination
 of the two, fd_R = (4 fd(h/2) - fd(h)) / 3, whose error is O(h⁴) where each
-difference alone has O(h²).  The two differences should agree with each other
+difference alone has O(h²).  The step is relative to the parameter's value, |v| (1 when v = 0), or
+larger where that would change the metric by less than MIN_RELATIVE_CHANGE of
+itself (the scale |f / f'| uses the autograd derivative f'): coefficients of
+polynomial terms are often tiny in their own units, and a step of 6e-6 |v|
+would then drown in the trace's round-off.  The two differences should agree
+with each other
 (otherwise the metric is not smooth at this step, e.g. a ray switching between
 valid and vignetted) before either is compared with autograd.
 
@@ -33,6 +38,9 @@ __all__ = ["METRICS", "ParameterCheck", "check_gradients", "efl", "rms_spot"]
 
 #: Default relative step: eps^(1/3) of float64 balances truncation (~h²) and round-off (~eps/h).
 DEFAULT_RELATIVE_STEP = 2.0 ** (-52 / 3)
+#: Smallest relative change of the metric a difference may rely on.  A trace's round-off is
+#: about 1e-13 of the metric, so a change of ~1e-6 keeps that noise near 1e-7 of the derivative.
+MIN_RELATIVE_CHANGE = 2.0**-20
 
 
 def rms_spot(optic):
@@ -109,7 +117,7 @@ def check_gradients(optic, paths, metric="rms_spot", *, relative_step=DEFAULT_RE
     metric : {"rms_spot", "efl"} or callable
         The metric: a name from :data:`METRICS` or a function optic -> 0-d array.
     relative_step : float
-        The finite-difference step relative to |value|.
+        The finite-difference step relative to |value| (see the module docstring).
 
     Returns
     -------
@@ -139,7 +147,7 @@ def check_gradients(optic, paths, metric="rms_spot", *, relative_step=DEFAULT_RE
         _write(optic, paths, start)
         checks = []
         for i, path in enumerate(paths):
-            step = relative_step * (abs(start[i]) or 1.0)
+            step = _step(start[i], value, float(gradient[i]), relative_step)
             fd = _central_difference(optic, function, paths, start, i, step)
             fd_half = _central_difference(optic, function, paths, start, i, step / 2)
             grad = float(gradient[i])
@@ -154,6 +162,14 @@ def _metric(metric):
     if metric not in METRICS:
         raise OpticsError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
     return metric, METRICS[metric]
+
+
+def _step(value, metric_value, derivative, relative_step) -> float:
+    """max(relative_step |v| (|v| -> 1 if v = 0), MIN_RELATIVE_CHANGE |f / f'|)."""
+    step = relative_step * (abs(value) or 1.0)
+    if derivative != 0 and math.isfinite(derivative) and math.isfinite(metric_value):
+        step = max(step, MIN_RELATIVE_CHANGE * abs(metric_value / derivative))
+    return step
 
 
 def _start_value(optic, path) -> float:

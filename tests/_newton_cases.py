@@ -148,13 +148,19 @@ def checked_fd(f, value, relative_step=1e-5):
 
     Returns the Richardson combination (4 fd(h/2) - fd(h)) / 3.  Fails when the
     two estimates disagree by more than 1e-5 of their size plus the round-off
-    noise of a difference quotient (about 1000 eps |f| / h).
+    noise of a difference quotient (:func:`fd_noise`).
     """
     step = relative_step * max(abs(value), 1.0)
     coarse = central_difference(f, value, step)
     fine = central_difference(f, value, step / 2.0)
-    noise = 1e3 * np.finfo(np.float64).eps * float(np.max(np.abs(f(value)))) / step
+    noise = fd_noise(f(value), value, relative_step)
     spread = float(np.max(np.abs(coarse - fine)))
     bound = 1e-5 * float(np.max(np.abs(fine))) + noise
     assert spread <= bound, f"finite differences disagree between h and h/2 ({spread:.2e} > {bound:.2e})"
     return (4.0 * fine - coarse) / 3.0
+
+
+def fd_noise(f_value, value, relative_step=1e-5):
+    """Round-off noise of a float64 difference quotient of f: about 1000 eps |f| / h."""
+    step = relative_step * max(abs(value), 1.0)
+    return 1e3 * np.finfo(np.float64).eps * float(np.max(np.abs(f_value))) / step

@@ -21,7 +21,7 @@ from optics.geometry import Standard
 from optics.geometry.freeforms import XYPolynomial
 from optics.materials import Abbe, ConstantIndex
 from optics.paraxial import paraxial
-from optics.solvers import condition_ratio
+from optics.solvers import condition_ratio, newton_2x2
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths
 from optics.trace import trace_rays
@@ -125,16 +125,34 @@ def test_numpy_and_torch_give_the_same_solution(torch_backend):
     np.testing.assert_allclose(q_torch, q_numpy, rtol=1e-13, atol=1e-15)
 
 
-def test_one_solve_per_distinct_field_point_shared_by_all_rays(backend):
+def test_one_solve_per_distinct_field_point_shared_by_all_rays(backend, monkeypatch):
+    from optics import field_solve
+
+    batches = []
+
+    def counting(residual, jacobian, q0, **kwargs):
+        batches.append(tuple(q0.shape))
+        return newton_2x2(residual, jacobian, q0, **kwargs)
+
+    monkeypatch.setattr(field_solve, "newton_2x2", counting)
     optic = cooke()
     hx = be.asarray([0.0, 0.2, 0.0, 0.2, 0.0])
     hy = be.asarray([1.0, 0.5, 1.0, 0.5, 1.0])
     qx, qy = solve_real_image_height(optic, hx, hy)
-    assert tuple(qx.shape) == (5,)
+    assert batches == [(2, 2)] and tuple(qx.shape) == (5,)
     single = solve_real_image_height(optic, 0.2, 0.5)
     assert float(be.to_numpy(qx)[1]) == float(be.to_numpy(single[0]))
     assert float(be.to_numpy(qy)[3]) == float(be.to_numpy(single[1]))
     np.testing.assert_array_equal(be.to_numpy(qy)[[0, 2, 4]], be.to_numpy(qy)[0])
+
+
+def test_every_occurrence_of_a_shared_field_point_gets_its_gradient(torch_backend):
+    optic = cooke()
+    hy = be.parameter([1.0, 0.5, 1.0])
+    _, qy = solve_real_image_height(optic, be.zeros_like(hy), hy)
+    (qy * be.asarray([1.0, 1.0, 2.0])).sum().backward()
+    grad = be.to_numpy(hy.grad)
+    assert grad[0] > 0 and grad[2] == pytest.approx(2 * grad[0], rel=1e-14)
 
 
 def test_field_is_solved_at_the_primary_wavelength_and_shared_by_all_wavelengths(backend):
@@ -159,6 +177,17 @@ def test_field_is_solved_at_the_primary_wavelength_and_shared_by_all_wavelengths
 def test_non_converged_field_names_the_field_and_the_residual(backend):
     with pytest.raises(SolveError, match=r"image height \(x, y\) = \(0, 18\) mm.*residual"):
         solve_real_image_height(cooke(), 0.0, 1.0, max_iter=1, tol=1e-300)
+
+
+def test_singular_jacobian_raises_naming_the_field_and_never_steps(backend, monkeypatch):
+    from optics import field_solve
+
+    def rank_one(self, q):  # the x and y responses made parallel
+        return be.asarray([[[50.0, 50.0], [50.0, 50.0]]]) + 0.0 * q[:, :1, None]
+
+    monkeypatch.setattr(field_solve._FieldProblem, "jacobian", rank_one)
+    with pytest.raises(SolveError, match=r"\(0, 18\) mm.*singular.*residual"):
+        solve_real_image_height(cooke(), 0.0, 1.0)
 
 
 def test_chief_ray_that_misses_raises_naming_the_field(backend):

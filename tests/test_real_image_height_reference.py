@@ -6,6 +6,7 @@ The reference code (float64) solves real image heights 6, 12 and 18 mm at
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 from helpers import REFERENCE, reference_cooke
 
 from optics import backend as be
+from optics.cli import main
 from optics.field_solve import solve_real_image_height
 from optics.io import load
 from optics.system import Fields
@@ -68,3 +70,29 @@ def test_solved_chief_rays_land_on_the_requested_heights(backend):
         rays = trace_rays(optic, 0.0, h / 18.0, 0.0, 0.0)
         assert float(be.to_numpy(rays.y)) == pytest.approx(h, abs=1e-12)
         assert float(be.to_numpy(rays.x)) == 0.0
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", "torch"])
+def test_optics_analyze_reports_real_image_height_fields(capsys, tmp_path, backend_name):
+    if backend_name == "torch":
+        pytest.importorskip("torch")
+    assert main(["analyze", str(lens_file(tmp_path)), "--json", "--backend", backend_name]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["paraxial"]["image_height"] == pytest.approx(18.0, rel=1e-12)
+    spots = report["spot"]
+    assert [spot["n_invalid"] for spot in spots] == [0, 0, 0, 0]
+    centroids = [spot["centroid"][1] for spot in spots]
+    np.testing.assert_allclose(centroids, (0.0,) + HEIGHTS, atol=0.01)  # centroid near chief
+
+
+def test_optics_gradcheck_agrees_through_the_field_solve(capsys, tmp_path):
+    pytest.importorskip("torch")
+    params = ["surfaces[3].radius", "surfaces[4].thickness", "surfaces[5].radius"]
+    argv = ["gradcheck", str(lens_file(tmp_path)), "--json"]
+    for path in params:
+        argv += ["--param", path]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    for check in report["params"]:
+        assert check["rel_err"] < 1e-6, check
+        assert check["fd_half_step"] == pytest.approx(check["fd"], rel=1e-4), check  # O(h²) apart

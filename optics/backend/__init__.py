@@ -24,6 +24,15 @@ from ._autodiff import (  # noqa: F401  (re-exported through __all__)
     quiet_float_errors,
     requires_grad,
 )
+from ._compile import (  # noqa: F401  (re-exported through __all__)
+    CompileReport,
+    can_compile,
+    compile_function,
+    explain_compile,
+    is_compiling,
+    reset_compiled,
+    trace_constant,
+)
 from ._config import (  # noqa: F401  (re-exported through __all__)
     available_backends,
     get_backend,

@@ -127,16 +127,19 @@ class GradientOptimizer:
         require_autograd(f"the {algorithm!r} driver")
         torch = _torch()
         self.leaves = _leaves(values)
+        self._algorithm = algorithm
         n = len(self.leaves)
         self._lower = np.full(n, -np.inf) if lower is None else np.asarray(lower, dtype=float)
         self._upper = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
         if algorithm == "adam":
             self._optimizer = torch.optim.Adam(self.leaves, lr=learning_rate)
         elif algorithm == "lbfgs":
-            # The caller owns the stop criteria: torch's absolute tolerances
-            # (1e-7 on the gradient, 1e-9 on changes) would freeze small merits.
+            # One iteration per step; max_eval is the line search's budget (its
+            # default, 1.25 max_iter, would leave it a single evaluation).  The
+            # caller owns the stop criteria: torch's absolute tolerances (1e-7
+            # on the gradient, 1e-9 on changes) would freeze small merits.
             self._optimizer = torch.optim.LBFGS(
-                self.leaves, lr=learning_rate, max_iter=1, history_size=20,
+                self.leaves, lr=learning_rate, max_iter=1, max_eval=25, history_size=20,
                 tolerance_grad=0.0, tolerance_change=0.0, line_search_fn="strong_wolfe",
             )
         else:
@@ -166,6 +169,10 @@ class GradientOptimizer:
 
         with torch.enable_grad():
             optimizer.step(closure)
+        if self._algorithm == "lbfgs" and not optimizer.state[self.leaves[0]].get("t"):
+            # A failed line search (t = 0) would repeat forever from the same
+            # memory: restart from steepest descent, as L-BFGS codes do.
+            optimizer.state.clear()
         self._project()
         return first["loss"], first["grad"]
 

@@ -24,16 +24,32 @@ from ..polynomials.zernike import FRINGE_MAX_INDEX
 from .aspheres import _horner
 from .base import number, register
 from .newton_base import NewtonRaphsonGeometry
-from .newton_cache import PreparedCache
+from .newton_cache import PreparedCache, coefficient_leaves
 from .newton_spec import common_from_spec, common_to_spec, number_list, number_matrix, plain
 
 
 def coefficient_array(values, like):
-    """Nested coefficients as one array with the dtype of ``like`` (graphs kept)."""
+    """Nested coefficients as one array with the dtype of ``like`` (graphs kept).
+
+    When the structure mixes Python floats and 0-d tensors (an optimizer varies
+    some coefficients), each float is converted with ``like``'s dtype first:
+    stacking converts bare floats at the library's default precision, which
+    for torch is float32 and would round them.
+    """
+    if any(not isinstance(v, (int, float)) for v in coefficient_leaves(values)):
+        values = _floats_as_arrays(values, like.dtype)
     array = be.asarray(values)
     if str(array.dtype) != str(like.dtype):
         array = be.astype(array, like.dtype)
     return array
+
+
+def _floats_as_arrays(values, dtype):
+    if isinstance(values, (list, tuple)):
+        return [_floats_as_arrays(v, dtype) for v in values]
+    if isinstance(values, (int, float)):
+        return be.asarray(float(values), dtype=dtype)
+    return values
 
 
 @register

@@ -44,6 +44,12 @@ __all__ = ["NewtonRaphsonGeometry", "forced_iterations"]
 _FORCED_ITERATIONS = contextvars.ContextVar("optics_forced_newton_iterations", default=None)
 
 
+@be.trace_constant
+def forced_iteration_count():
+    """The step count set by :func:`forced_iterations`, or None (fixed in a compiled graph)."""
+    return _FORCED_ITERATIONS.get()
+
+
 @contextmanager
 def forced_iterations(n):
     """Run every Newton surface solve in the block for exactly ``n`` masked steps.
@@ -128,9 +134,10 @@ class NewtonRaphsonGeometry(Geometry):
     # --- intersection ----------------------------------------------------------------
 
     def seed(self, x, y, z, L, M, N):
-        """Start of the Newton solve: the base-conic intersection, else the vertex plane."""
+        """Start of the Newton solve: the base-conic intersection, else the vertex plane, else 0."""
         t, hit = conic_intersect(self.curvature, self.conic, x, y, z, L, M, N)
-        return be.where(hit, t, -z / N)
+        plane = -z / N
+        return be.where(hit, t, be.where(be.isfinite(plane), plane, 0.0))
 
     def intersect(self, x, y, z, L, M, N):
         """Distance t (mm) along (L, M, N) to the surface and a hit mask, shaped like x."""
@@ -163,9 +170,15 @@ class NewtonRaphsonGeometry(Geometry):
         shape = tuple(np.broadcast_shapes(*(tuple(a.shape) for a in (x, y, z, L, M, N))))
         rays = [be.reshape(be.broadcast_to(a, shape), (-1,)) for a in (x, y, z, L, M, N)]
         grad = be.grad_active()
+        # In a compiled graph: a fixed masked step count, no host sync, no gathers.
+        static = be.is_compiling()
+        forced = forced_iteration_count()
+        if static and forced is None:
+            forced = self.max_iter
         problem = _SurfaceRoot(self, rays)
         scope = self._prepared.scope() if self._prepared is not None else nullcontext()
-        with scope:
+        # Rays off the surface's domain make NaN on the way; they are classified, not errors.
+        with scope, be.quiet_float_errors():
             with be.no_grad():
                 t0 = self.seed(*rays)
             result = solve_scalar_root(
@@ -173,14 +186,15 @@ class NewtonRaphsonGeometry(Geometry):
                 t0,
                 tol=self.tol,
                 max_iter=self.max_iter,
-                force_iterations=_FORCED_ITERATIONS.get(),
+                force_iterations=forced,
+                static=static,
                 name=f"{self.type_name} surface intersection",
                 stacklevel=3,
             )
-        clean = result.n_rejected == 0
+        clean = not static and result.n_rejected == 0
         hit = result.regular if grad or clean else result.valid & problem.usable
         t = result.t
-        if result.counts.get("non_finite"):
+        if static or result.counts.get("non_finite"):
             t = be.where(be.isfinite(be.detach(t)), t, 0.0)
         if grad:
             normal = _AttachedNormal(self, hit, shape, clean)
@@ -215,6 +229,12 @@ class _SurfaceRoot:
                 self.slopes = tuple(be.scatter(old, subset, new)
                                     for old, new in zip(self.slopes, (sx, sy)))
         return residual, slope, scale
+
+    def evaluate_masked(self, t, mask):
+        """(F, F_t, scale) at t where ``mask``; elsewhere at the vertex along +z (finite, discarded)."""
+        vertex_ray = (0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+        rays = [be.where(mask, a, b) for a, b in zip(self.rays, vertex_ray)]
+        return _SurfaceRoot(self.geometry, rays).evaluate(be.where(mask, t, 0.0))
 
     def reject(self, t):
         """Graph-free rejections at the root t: non-finite, near-vertical, outside the domain."""

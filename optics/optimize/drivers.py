@@ -26,8 +26,8 @@ def driver_options(driver) -> list[str]:
 
 
 def default_driver() -> str:
-    """``"adam"`` when the configured backend differentiates, else ``"least_squares"``."""
-    return "adam" if be.optim.has_autograd() else "least_squares"
+    """``"least_squares"``: damped least squares, on either backend."""
+    return "least_squares"
 
 
 def optimize(problem, driver=None, *, steps=100, merit_tol=1e-10, grad_tol=1e-10, callback=None,
@@ -47,7 +47,8 @@ def optimize(problem, driver=None, *, steps=100, merit_tol=1e-10, grad_tol=1e-10
     merit_tol : float
         Stop when a step changes the merit by at most merit_tol · merit.
     grad_tol : float
-        Stop when the gradient norm in scaled variables is at most grad_tol.
+        Stop when the gradient norm in scaled variables is at most
+        grad_tol · (the merit at the start).
     callback : callable, optional
         Called with each :class:`~optics.optimize.history.StepRecord`;
         returning True stops the run.

@@ -50,7 +50,8 @@ class StopCriteria:
     merit_tol : float
         Stop when one step changes the merit by at most merit_tol · merit.
     grad_tol : float
-        Stop when the gradient norm (scaled variables) is at most grad_tol.
+        Stop when the gradient norm (scaled variables) is at most
+        grad_tol · (the merit at the start).
     """
 
     steps: int = 100
@@ -69,8 +70,8 @@ class StopCriteria:
         last = records[-1]
         if not math.isfinite(last.merit):
             return "the merit is not finite (did every ray fail?)"
-        if last.gradient_norm <= self.grad_tol:
-            return f"gradient norm {last.gradient_norm:.3g} <= grad_tol"
+        if last.gradient_norm <= self.grad_tol * records[0].merit:
+            return f"gradient norm {last.gradient_norm:.3g} <= grad_tol x start merit"
         if len(records) > 1:
             before = records[-2].merit
             if abs(before - last.merit) <= self.merit_tol * abs(before):

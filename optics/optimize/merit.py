@@ -13,7 +13,7 @@ drivers see the residual vector; gradient drivers its sum of squares.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .. import backend as be
 from ..errors import ConfigurationError
@@ -22,11 +22,10 @@ from .operands import OPERANDS, MeritContext
 KINDS = ("equal", "at_least", "at_most")
 
 
-@dataclass
 class Operand:
     """One merit term.
 
-    Attributes
+    Parameters
     ----------
     type : str
         A name in :data:`optics.optimize.operands.OPERANDS` (``"efl"``, ``"rms_spot"`` ...).
@@ -35,37 +34,44 @@ class Operand:
     weight : float
         Non-negative weight of the squared residual.
     kind : {"equal", "at_least", "at_most"}
-    args : dict
-        The operand function's keyword arguments (fields, hx, surface ...).
+    **args
+        The operand function's keyword arguments (``fields``, ``hx``, ``surface`` ...).
+
+    Examples
+    --------
+    >>> Operand("efl", target=50.0)
+    Operand('efl', target=50.0, weight=1.0, kind='equal')
+    >>> Operand("real_y", hy=1.0, py=1.0, weight=0.5).label
+    'real_y(hy=1.0, py=1.0)'
     """
 
-    type: str
-    target: float = 0.0
-    weight: float = 1.0
-    kind: str = "equal"
-    args: dict = field(default_factory=dict)
-
-    def __post_init__(self):
-        function = OPERANDS.get(self.type)
+    def __init__(self, type, target=0.0, weight=1.0, kind="equal", **args):
+        self.type, self.target, self.weight, self.kind, self.args = type, target, weight, kind, args
+        function = OPERANDS.get(type)
         if function is None:
             raise ConfigurationError(
-                f"unknown operand type {self.type!r}; choose one of {', '.join(OPERANDS)}"
+                f"unknown operand type {type!r}; choose one of {', '.join(OPERANDS)}"
             )
-        if self.kind not in KINDS:
-            raise ConfigurationError(f"operand {self.type}: kind {self.kind!r} is not one of {KINDS}")
-        if not self.weight >= 0:
-            raise ConfigurationError(f"operand {self.type}: weight must be >= 0, not {self.weight!r}")
-        missing = set(required_arguments(self.type)) - set(self.args)
+        if kind not in KINDS:
+            raise ConfigurationError(f"operand {type}: kind {kind!r} is not one of {KINDS}")
+        if not weight >= 0:
+            raise ConfigurationError(f"operand {type}: weight must be >= 0, not {weight!r}")
+        missing = set(required_arguments(type)) - set(args)
         if missing:
             raise ConfigurationError(
-                f"operand {self.type}: missing argument(s) {', '.join(sorted(missing))}"
+                f"operand {type}: missing argument(s) {', '.join(sorted(missing))}"
             )
-        unknown = set(self.args) - set(operand_arguments(self.type))
+        unknown = set(args) - set(operand_arguments(type))
         if unknown:
             raise ConfigurationError(
-                f"operand {self.type}: unknown argument(s) {', '.join(sorted(unknown))}; "
-                f"it takes {', '.join(operand_arguments(self.type)) or 'none'}"
+                f"operand {type}: unknown argument(s) {', '.join(sorted(unknown))}; "
+                f"it takes {', '.join(operand_arguments(type)) or 'none'}"
             )
+
+    def __repr__(self):
+        args = "".join(f", {k}={v!r}" for k, v in self.args.items())
+        return (f"Operand({self.type!r}, target={self.target!r}, weight={self.weight!r}, "
+                f"kind={self.kind!r}{args})")
 
     @property
     def label(self) -> str:

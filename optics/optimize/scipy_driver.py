@@ -1,6 +1,7 @@
 """SciPy drivers: damped least squares (least_squares) and bounded L-BFGS-B (minimize).
 
-Both see the scaled variables u.  Derivatives come from the problem: the
+Both see the scaled variables u, and the merit in units of its start
+value, so that SciPy's partly absolute tolerances act relative to it.  Derivatives come from the problem: the
 exact autograd Jacobian (gradient) on Torch, passed to SciPy as ``jac``;
 central finite differences on NumPy.  Each Jacobian evaluation happens at an
 accepted iterate, so that is where a step is recorded and where the stop
@@ -48,20 +49,25 @@ def run_least_squares(problem, recorder, method="trf"):
             "use method 'trf'"
         )
 
+    u = problem.start()
+    unit = _merit_unit(problem.merit_float(u)) ** 0.5
+
+    def residuals(u):
+        return problem.residuals_numpy(u) / unit
+
     def jacobian(u):
         r, jac = problem.jacobian(u)
         if recorder.record(recorder.step + 1, r @ r, u, 2.0 * jac.T @ r):
             raise StopRun
-        return jac
+        return jac / unit
 
     stop = recorder.stop
-    u = problem.start()
     options = {"ftol": stop.merit_tol or None, "gtol": stop.grad_tol or None, "xtol": 1e-12}
     if method == "lm":  # MINPACK wants every tolerance above machine epsilon
         options = {k: max(v or 0.0, 1e-15) for k, v in options.items()}
     try:
         result = least_squares(
-            problem.residuals_numpy, u, jac=jacobian, bounds=(lower, upper), method=method,
+            residuals, u, jac=jacobian, bounds=(lower, upper), method=method,
             max_nfev=10 * (stop.steps + 1), **options,
         )
         u = result.x
@@ -93,6 +99,10 @@ def run_minimize(problem, recorder):
         last.update(u=np.array(u), value=value, gradient=gradient)
         return value, gradient
 
+    def objective(u):
+        value, gradient = merit_and_gradient(u)
+        return value / unit, gradient / unit
+
     def callback(intermediate_result):
         u = intermediate_result.x
         if not np.array_equal(u, last.get("u")):
@@ -104,9 +114,10 @@ def run_minimize(problem, recorder):
     value, gradient = merit_and_gradient(u)
     if recorder.record(0, value, u, gradient):
         return u
+    unit = _merit_unit(value)
     stop = recorder.stop
     result = minimize(
-        merit_and_gradient, u, jac=True, method="L-BFGS-B",
+        objective, u, jac=True, method="L-BFGS-B",
         bounds=list(zip(lower, upper)), callback=callback,
         options={"maxiter": stop.steps, "ftol": stop.merit_tol, "gtol": stop.grad_tol},
     )
@@ -116,3 +127,12 @@ def run_minimize(problem, recorder):
     if not recorder.message:
         recorder.message = str(result.message)
     return result.x
+
+
+def _merit_unit(merit_at_start):
+    """The start merit (1 when it is 0): SciPy sees the merit in this unit.
+
+    SciPy's tolerances are partly absolute (L-BFGS-B compares changes with
+    max(|f|, 1)); a merit of 1e-5 mm² would look converged from the start.
+    """
+    return merit_at_start if merit_at_start > 0 else 1.0

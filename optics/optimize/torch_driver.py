@@ -21,8 +21,8 @@ def run_gradient(problem, recorder, algorithm, learning_rate=None):
     ----------
     problem : Problem
     recorder : Recorder
-        Receives step k's merit and gradient at the point before its update;
-        the point after the last update is recorded too.
+        Receives step k's merit and gradient at the point before its update
+        and, when the step limit ends the run, the point after the last update.
     algorithm : {"adam", "lbfgs"}
     learning_rate : float, optional
         Default :data:`LEARNING_RATES`.
@@ -38,12 +38,11 @@ def run_gradient(problem, recorder, algorithm, learning_rate=None):
     u = optimizer.values()
     for step in range(recorder.stop.steps):
         merit, gradient = optimizer.step(problem.merit_value)
-        stop = recorder.record(step, merit, u, gradient)
+        if recorder.record(step, merit, u, gradient):
+            return u
         u = optimizer.values()
-        if stop:
-            break
     merit, gradient = problem.value_and_gradient(u)
-    recorder.record(recorder.step + 1, merit, u, gradient)
+    recorder.record(recorder.stop.steps, merit, u, gradient)
     return u
 
 

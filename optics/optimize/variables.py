@@ -5,7 +5,7 @@ A variable names any numeric lens parameter with the path syntax of
 ``surfaces[3].curvature`` (1/radius: lets a surface pass through flat),
 ``surfaces[2].thickness``, ``surfaces[6].coefficients[1][2]``,
 ``surfaces[3].conic``, ``surfaces[2].decenter[1]``, ``surfaces[2].tilt[0]``,
-``surfaces[1].material.value`` ...
+``surfaces[1].material.index`` ...
 
 Drivers never move the parameters themselves: they move scaled variables
 u, with x = x₀ + s·u (x₀ the start value, s the variable's scale, both in the

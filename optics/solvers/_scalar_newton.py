@@ -135,6 +135,7 @@ def solve_scalar_root(
     round_off_constant=ROUND_OFF_CONSTANT,
     force_iterations=None,
     compact=True,
+    static=False,
     name="scalar Newton solve",
     stacklevel=2,
 ) -> ScalarRootResult:
@@ -167,6 +168,13 @@ def solve_scalar_root(
         ``subset=``, scatter back).  Ignored with ``force_iterations``.  On a
         GPU each boolean gather is an implicit device sync; pass False there
         if that costs more than the evaluations it saves.
+    static : bool
+        A fixed-shape solve with no host sync at all, for compiled graphs
+        (needs ``force_iterations``): no category counts (``counts`` is empty,
+        so ``n_rejected`` is 0 and means nothing), no warning, and the
+        implicit correction is evaluated on every problem, the non-regular
+        ones moved to a harmless point by the problem's optional
+        ``evaluate_masked(t, mask)`` and then discarded by a ``where``.
     name : str
         Names the solve in the rejection warning.
     stacklevel : int
@@ -188,6 +196,8 @@ def solve_scalar_root(
     transfer of the category counts at the end (``worst_residual`` is read
     lazily).
     """
+    if static and force_iterations is None:
+        raise ValueError(f"{name}: a static solve needs force_iterations (a fixed step count)")
     t_bar = be.detach(t0)
     with be.no_grad():
         if force_iterations is not None:
@@ -200,12 +210,15 @@ def solve_scalar_root(
                 problem, t_bar, tol, max_iter, floor_constant, round_off_constant, compact
             )
         rejected = _classify(problem, t_bar, F, F_t, scale, tol, floor_constant, round_off_constant)
-        counts = _tally(rejected)
+        counts = {} if static else _tally(rejected)
     regular = ~_union(rejected.values())
     grad = be.grad_active()
     if grad:
         valid = regular
-        t = _implicit_correction(problem, t_bar, regular, counts)
+        if static:
+            t = _masked_implicit_correction(problem, t_bar, regular)
+        else:
+            t = _implicit_correction(problem, t_bar, regular, counts)
     else:
         valid = ~(rejected[NON_FINITE] | rejected[NON_CONVERGED])
         t = t_bar
@@ -328,6 +341,21 @@ def _implicit_correction(problem, t_bar, regular, counts):
     t_reg = t_bar[regular]
     F, F_t, _ = problem.evaluate(t_reg, subset=regular)
     return be.scatter(t_bar, regular, t_reg - F / be.detach(F_t))
+
+
+def _masked_implicit_correction(problem, t_bar, regular):
+    """The implicit correction without gathers: every problem evaluated, non-regular ones discarded.
+
+    A NaN in a discarded branch of ``where`` still poisons torch's backward
+    pass, so non-regular problems are evaluated where F and F_t are finite
+    (``problem.evaluate_masked``) and their slope is replaced by 1.
+    """
+    if hasattr(problem, "evaluate_masked"):
+        F, F_t, _ = problem.evaluate_masked(t_bar, regular)
+    else:
+        F, F_t, _ = problem.evaluate(be.where(regular, t_bar, 0.0))
+    slope = be.where(regular, be.detach(F_t), 1.0)
+    return be.where(regular, t_bar - be.where(regular, F, 0.0) / slope, t_bar)
 
 
 def _warn(name, result, n, grad, stacklevel):

@@ -1,0 +1,127 @@
+"""``optics optimize``: run a lens file's ``[optimize]`` section and write the optimized lens."""
+
+from __future__ import annotations
+
+import sys
+
+from ._common import UsageError, json_number, load_lens, print_json, table
+
+DRIVER_CHOICES = ("adam", "lbfgs", "least_squares", "minimize")
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "optimize",
+        help="optimize a lens with the [optimize] section of its lens file",
+        description="Vary the variables of LENS's [optimize] section to lower its merit function "
+        "(the weighted sum of squared operand residuals), print the merit before and after and a "
+        "per-operand table, and write the optimized lens to OUT (atomically; LENS itself is only "
+        "replaced when -o names it). See docs/optimization.md.",
+    )
+    parser.add_argument("lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name")
+    parser.add_argument(
+        "--backend",
+        choices=["torch", "numpy"],
+        default=None,
+        help="torch: exact autograd gradients; numpy: finite differences "
+        "(default: torch when installed, else numpy)",
+    )
+    parser.add_argument(
+        "--driver",
+        choices=DRIVER_CHOICES,
+        default=None,
+        help="optimizer (default: the section's 'driver', else least_squares); "
+        "adam and lbfgs need --backend torch",
+    )
+    parser.add_argument("--steps", type=int, default=None, metavar="N",
+                        help="most optimizer steps (default: the section's 'steps', else 100)")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT.toml",
+                        help="where to write the optimized lens (.toml or .json)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object (merit_before, merit_after, steps, operands, "
+                        "variables) instead of tables")
+    parser.add_argument("--plot", metavar="history.png", default=None,
+                        help="write the merit history as a figure (needs matplotlib)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from .. import backend as be
+    from ..io import save
+    from ..optimize import optimize, problem_from_lens
+
+    if args.steps is not None and args.steps < 0:
+        raise UsageError(f"--steps must be >= 0, not {args.steps}")
+    backend = args.backend or ("torch" if "torch" in be.available_backends() else "numpy")
+    with be.using(backend):
+        optic = load_lens(args.lens)
+        problem, section = problem_from_lens(optic, f"{args.lens}: [optimize]")
+        driver = args.driver or section.driver or "least_squares"
+        steps = section.steps if args.steps is None else args.steps
+        result = optimize(
+            problem,
+            driver,
+            steps=steps,
+            merit_tol=section.merit_tol,
+            grad_tol=section.grad_tol,
+            progress=not args.quiet and not args.json and sys.stderr.isatty(),
+            **section.run_options(driver),
+        )
+    save(optic, args.output)
+    if args.plot:
+        save_history_figure(result.history, args.plot, f"{optic.name or args.lens}: {driver}")
+    report = result.as_dict()
+    report["backend"] = backend
+    if args.json:
+        print_json(_json_safe(report))
+        return 0
+    _print_report(report, args)
+    return 0
+
+
+def _print_report(report, args):
+    print(f"{args.lens}: {report['driver']} on {report['backend']}, {report['steps']} steps "
+          f"({report['message']})")
+    print(f"merit before {report['merit_before']:.6g}, after {report['merit_after']:.6g}")
+    print()
+    rows = [
+        (op["label"], op["kind"], op["target"], op["weight"], op["value_before"], op["value_after"],
+         op["contribution_after"])
+        for op in report["operands"]
+    ]
+    print(table(["operand", "kind", "target", "weight", "before", "after", "contribution"], rows))
+    print()
+    print(table(["variable", "before", "after"],
+                [(v["path"], v["before"], v["after"]) for v in report["variables"]]))
+    print()
+    print(f"wrote {args.output}" + (f" and {args.plot}" if args.plot else ""))
+
+
+def _json_safe(value):
+    """Floats that JSON can hold (NaN and inf become null), recursively."""
+    if isinstance(value, float):
+        return json_number(value)
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def save_history_figure(history, path, title=""):
+    """Write the merit per step (log scale) to ``path`` (matplotlib imported here)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise UsageError("--plot needs matplotlib: pip install 'optics[plot]'") from exc
+    from ..plot import save_figure
+
+    fig = Figure(figsize=(6.0, 4.0), layout="constrained")
+    ax = fig.subplots()
+    ax.semilogy(history.steps, history.merits, marker=".")
+    ax.set_xlabel("step")
+    ax.set_ylabel("merit")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    save_figure(fig, path)

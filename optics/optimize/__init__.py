@@ -1,0 +1,49 @@
+"""Differentiable lens optimization: variables, merit operands, Torch and SciPy drivers.
+
+A problem is an optic, the parameters to vary and a merit function::
+
+    import optics
+    from optics import backend as be
+    from optics.optimize import Operand, Problem, Variable, optimize
+
+    lens = optics.load("cooke_triplet")
+    problem = Problem(
+        lens,
+        [Variable(f"surfaces[{i}].radius") for i in range(1, 7)],
+        [Operand("rms_spot", weight=3.0), Operand("efl", target=50.0)],
+    )
+    with be.using("torch"):
+        result = optimize(problem, "adam", steps=100)
+    optics.save(lens, "better.toml")
+
+See docs/optimization.md for the operands, drivers and worked examples, and
+docs/lens-files.md for the ``[optimize]`` section that ``optics optimize``
+reads.
+"""
+
+from .drivers import DRIVERS, default_driver, optimize
+from .history import History, OptimizationResult, StepRecord, StopCriteria
+from .merit import Merit, Operand
+from .operands import OPERANDS, MeritContext
+from .problem import Problem
+from .section import OptimizeSection, problem_from_lens, read_section
+from .variables import Variable
+
+__all__ = [
+    "DRIVERS",
+    "OPERANDS",
+    "History",
+    "Merit",
+    "MeritContext",
+    "Operand",
+    "OptimizationResult",
+    "OptimizeSection",
+    "Problem",
+    "StepRecord",
+    "StopCriteria",
+    "Variable",
+    "default_driver",
+    "optimize",
+    "problem_from_lens",
+    "read_section",
+]

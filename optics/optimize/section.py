@@ -1,0 +1,187 @@
+"""The lens file's ``[optimize]`` section: variables, operands, driver and stop criteria.
+
+The loader keeps the section as a plain dict on ``Optic.optimize``; this
+module checks it and turns it into a :class:`~optics.optimize.problem.Problem`
+and driver settings.  Every mistake raises :class:`~optics.errors.LensFileError`
+naming the key, e.g. ``lens.toml: [optimize] operands[1]: unknown key 'wieght'``.
+The schema is documented in docs/lens-files.md and docs/optimization.md.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+
+from ..errors import LensFileError, OpticsError
+from ..params import get_param
+from .drivers import DRIVERS, driver_options
+from .merit import KINDS, Merit, Operand, operand_arguments
+from .operands import OPERANDS, MeritContext
+from .problem import Problem
+from .variables import Variable
+
+SETTINGS_KEYS = ("driver", "steps", "merit_tol", "grad_tol", "learning_rate", "method")
+SECTION_KEYS = ("variables", "operands", *SETTINGS_KEYS)
+VARIABLE_KEYS = ("path", "min", "max", "scale")
+OPERAND_KEYS = ("type", "target", "weight", "kind")
+
+
+@dataclass
+class OptimizeSection:
+    """A checked ``[optimize]`` section.
+
+    Attributes
+    ----------
+    variables : list of Variable
+    operands : list of Operand
+    driver : str or None
+        None: the caller's default.
+    steps : int
+    merit_tol, grad_tol : float
+    options : dict
+        Driver options present in the section (``learning_rate``, ``method``).
+    """
+
+    variables: list
+    operands: list
+    driver: str | None = None
+    steps: int = 100
+    merit_tol: float = 1e-10
+    grad_tol: float = 1e-10
+    options: dict = field(default_factory=dict)
+
+    def run_options(self, driver) -> dict:
+        """The options that ``driver`` takes, for :func:`~optics.optimize.optimize`."""
+        accepted = driver_options(driver)
+        return {k: v for k, v in self.options.items() if k in accepted}
+
+
+def read_section(section, where="[optimize]") -> OptimizeSection:
+    """Check an ``[optimize]`` table and return its contents.
+
+    Parameters
+    ----------
+    section : dict
+        The raw table (``Optic.optimize``).
+    where : str
+        Prefix of error messages, e.g. ``"lens.toml: [optimize]"``.
+
+    Raises
+    ------
+    LensFileError
+        A missing, unknown or ill-typed key; the message names it.
+    """
+    if section is None:
+        raise LensFileError(f"{where}: the lens file has no [optimize] section")
+    if not isinstance(section, dict):
+        raise LensFileError(f"{where}: must be a table, not {section!r}")
+    _check_keys(section, SECTION_KEYS, where)
+    for key in ("variables", "operands"):
+        if not isinstance(section.get(key), list) or not section[key]:
+            raise LensFileError(f"{where}: key '{key}' must be a non-empty list")
+    driver = section.get("driver")
+    if driver is not None and driver not in DRIVERS:
+        raise LensFileError(f"{where}: key 'driver' must be one of {', '.join(DRIVERS)}, not {driver!r}")
+    steps = section.get("steps", 100)
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise LensFileError(f"{where}: key 'steps' must be a non-negative integer, not {steps!r}")
+    options = {}
+    if "learning_rate" in section:
+        options["learning_rate"] = _number(section, "learning_rate", where, positive=True)
+    if "method" in section:
+        if section["method"] not in ("trf", "lm"):
+            raise LensFileError(f"{where}: key 'method' must be 'trf' or 'lm', not {section['method']!r}")
+        options["method"] = section["method"]
+    return OptimizeSection(
+        variables=[_variable(v, f"{where} variables[{i}]") for i, v in enumerate(section["variables"])],
+        operands=[_operand(o, f"{where} operands[{i}]") for i, o in enumerate(section["operands"])],
+        driver=driver,
+        steps=steps,
+        merit_tol=_number(section, "merit_tol", where, default=1e-10),
+        grad_tol=_number(section, "grad_tol", where, default=1e-10),
+        options=options,
+    )
+
+
+def problem_from_lens(optic, where="[optimize]"):
+    """The problem and settings of ``optic.optimize``, checked against the optic.
+
+    Every variable path is resolved and every operand evaluated once, so a
+    path or index that does not fit this optic fails here, naming the entry.
+
+    Returns
+    -------
+    problem : Problem
+    section : OptimizeSection
+    """
+    section = read_section(optic.optimize, where)
+    ctx = MeritContext(optic)
+    for i, operand in enumerate(section.operands):
+        try:
+            operand.value(ctx)
+        except OpticsError as exc:
+            raise LensFileError(f"{where} operands[{i}] ({operand.type}): {exc}") from exc
+    for i, variable in enumerate(section.variables):
+        try:
+            get_param(optic, variable.path)
+        except OpticsError as exc:
+            raise LensFileError(f"{where} variables[{i}]: key 'path': {exc}") from exc
+    try:
+        problem = Problem(optic, section.variables, Merit(section.operands))
+    except OpticsError as exc:
+        raise LensFileError(f"{where}: {exc}") from exc
+    return problem, section
+
+
+def _check_keys(table, allowed, where):
+    unknown = [k for k in table if k not in allowed]
+    if unknown:
+        raise LensFileError(f"{where}: unknown key '{unknown[0]}' (allowed: {', '.join(allowed)})")
+
+
+def _number(table, key, where, default=None, *, positive=False):
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
+        raise LensFileError(f"{where}: key '{key}' must be a number, not {value!r}")
+    if positive and not value > 0:
+        raise LensFileError(f"{where}: key '{key}' must be positive, not {value!r}")
+    return float(value)
+
+
+def _variable(entry, where) -> Variable:
+    if isinstance(entry, str):
+        entry = {"path": entry}
+    if not isinstance(entry, dict):
+        raise LensFileError(f"{where}: must be a path string or a table with 'path', not {entry!r}")
+    _check_keys(entry, VARIABLE_KEYS, where)
+    if not isinstance(entry.get("path"), str):
+        raise LensFileError(f"{where}: key 'path' must be a string such as 'surfaces[1].radius'")
+    bounds = {k: _number(entry, k, where) for k in ("min", "max") if k in entry}
+    if "min" in bounds and "max" in bounds and not bounds["min"] < bounds["max"]:
+        raise LensFileError(f"{where}: key 'max' ({bounds['max']}) must be greater than 'min' ({bounds['min']})")
+    scale = _number(entry, "scale", where, positive=True) if "scale" in entry else None
+    try:
+        return Variable(entry["path"], bounds.get("min"), bounds.get("max"), scale)
+    except OpticsError as exc:
+        raise LensFileError(f"{where}: key 'path': {exc}") from exc
+
+
+def _operand(entry, where) -> Operand:
+    if not isinstance(entry, dict):
+        raise LensFileError(f"{where}: must be a table with a 'type', not {entry!r}")
+    kind = entry.get("type")
+    if kind not in OPERANDS:
+        raise LensFileError(f"{where}: key 'type' must be one of {', '.join(OPERANDS)}, not {kind!r}")
+    _check_keys(entry, (*OPERAND_KEYS, *operand_arguments(kind)), where)
+    if entry.get("kind", "equal") not in KINDS:
+        raise LensFileError(f"{where}: key 'kind' must be one of {', '.join(KINDS)}, not {entry['kind']!r}")
+    weight = _number(entry, "weight", where, default=1.0)
+    if weight < 0:
+        raise LensFileError(f"{where}: key 'weight' must be >= 0, not {weight!r}")
+    args = {k: v for k, v in entry.items() if k not in OPERAND_KEYS}
+    try:
+        return Operand(kind, _number(entry, "target", where, default=0.0), weight,
+                       entry.get("kind", "equal"), **args)
+    except OpticsError as exc:
+        raise LensFileError(f"{where}: {exc}") from exc

@@ -1,0 +1,72 @@
+"""The autograd graph of a Newton surface does not grow with the iteration count.
+
+The Newton loop runs graph-free and one correction attaches the derivative,
+so a trace forced to take 5, 50 or 500 iterations records the same autograd
+nodes and saves the same tensors (counted with ``saved_tensors_hooks``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from _newton_cases import NAMES, make, singlet_with
+
+from optics import backend as be
+from optics.geometry.newton_types import forced_iterations
+from optics.params import get_param, set_param
+from optics.sampling import hexapolar
+from optics.trace import trace_rays
+
+torch = pytest.importorskip("torch")
+
+ITERATIONS = (5, 50, 500)
+
+
+def _count_nodes(root):
+    """Number of distinct autograd nodes reachable from ``root``."""
+    seen, stack = set(), [root]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return len(seen)
+
+
+def _profile(name, iterations):
+    """(node count, saved tensor count, saved bytes, gradient) of one traced loss."""
+    geometry = make(name)
+    path = "radius"
+    leaf = be.parameter(float(get_param(geometry, path)))
+    set_param(geometry, path, leaf)
+    saved = []
+
+    def pack(tensor):
+        saved.append(tensor.numel() * tensor.element_size())
+        return tensor
+
+    px, py = hexapolar(3)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        with forced_iterations(iterations):
+            rays = trace_rays(singlet_with(geometry), 0.3, 1.0, px, py)
+        loss = be.sum(rays.x * rays.x + rays.y * rays.y)
+    nodes = _count_nodes(loss.grad_fn)
+    (gradient,) = torch.autograd.grad(loss, leaf)
+    return nodes, len(saved), sum(saved), float(gradient)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_graph_size_and_saved_bytes_do_not_depend_on_the_iteration_count(name, torch_backend):
+    profiles = [_profile(name, n) for n in ITERATIONS]
+    nodes, counts, sizes, gradients = zip(*profiles)
+    assert len(set(nodes)) == 1, f"autograd nodes {dict(zip(ITERATIONS, nodes))}"
+    assert len(set(counts)) == 1, f"saved tensors {dict(zip(ITERATIONS, counts))}"
+    assert len(set(sizes)) == 1, f"saved bytes {dict(zip(ITERATIONS, sizes))}"
+    assert gradients[0] == pytest.approx(gradients[-1], rel=1e-12)
+
+
+def test_the_converging_solve_records_the_same_graph_as_a_forced_one(torch_backend):
+    forced = _profile("chebyshev", 50)
+    free = _profile("chebyshev", None)
+    assert forced[:3] == free[:3]
+    assert forced[3] == pytest.approx(free[3], rel=1e-12)
