@@ -53,6 +53,7 @@ __all__ = [
     "batch_bucket",
     "cache_entries",
     "clear_cache",
+    "explain_trace",
     "propagate_compiled",
     "trace_rays_compiled",
 ]
@@ -60,6 +61,8 @@ __all__ = [
 #: Masked Newton steps per surface in a compiled graph (seeded by the base conic,
 #: moderate departures converge in 3-6; a converged ray is frozen by the mask).
 DEFAULT_NEWTON_ITERATIONS = 12
+#: Inductor settings of the compiled trace (see :func:`_entry`).
+INDUCTOR_OPTIONS: dict = {}
 #: Most compiled graphs kept; the least recently used is dropped first.
 MAX_CACHE_ENTRIES = 16
 _SMALLEST_BUCKET = 256
@@ -139,12 +142,7 @@ def trace_rays_compiled(optic, hx, hy, px, py, wavelength=None, *, compiler="ind
     ConfigurationError
         On a backend that cannot compile (NumPy).
     """
-    _require_compilable()
-    wavelength = optic.primary_wavelength if wavelength is None else wavelength
-    first_order = paraxial(optic)
-    qx, qy = object_space_field(optic, hx, hy, first_order)
-    inputs = [be.asarray(v) for v in (qx, qy, px, py, wavelength)]
-    context = (optic, first_order, optic.object_at_infinity)
+    context, inputs = _launch_inputs(optic, hx, hy, px, py, wavelength)
     return _run("launch", optic, context, inputs, 4, compiler, newton_iterations)
 
 
@@ -172,6 +170,16 @@ def clear_cache() -> None:
 # --- machinery ---------------------------------------------------------------------------
 
 
+def _launch_inputs(optic, hx, hy, px, py, wavelength):
+    """The eager part of a compiled trace: first-order data and object-space fields."""
+    _require_compilable()
+    wavelength = optic.primary_wavelength if wavelength is None else wavelength
+    first_order = paraxial(optic)
+    qx, qy = object_space_field(optic, hx, hy, first_order)
+    inputs = [be.asarray(v) for v in (qx, qy, px, py, wavelength)]
+    return (optic, first_order), inputs
+
+
 def _require_compilable():
     if not be.can_compile():
         raise ConfigurationError(
@@ -180,8 +188,8 @@ def _require_compilable():
         )
 
 
-def _run(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations):
-    """Pad per-ray inputs to the bucket, call (or compile) the cached graph, unpad."""
+def _prepare(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations):
+    """Pad the per-ray inputs to the bucket; the kernel, its arguments and the cache key."""
     iterations = newton_iterations
     if iterations is None:
         iterations = forced_iteration_count() or DEFAULT_NEWTON_ITERATIONS
@@ -192,20 +200,49 @@ def _run(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterati
     flat = [_padded(a, shape, n, bucket) if varies else a for a, varies in zip(inputs, per_ray)]
     surfaces = optic.surfaces
     indices = _media_indices(surfaces, flat[wavelength_slot])
-    frames = surface_frames(surfaces)
-    probe = flat[0] if per_ray[0] else next(a for a in flat if be.is_floating(a))
-    key = (kind, _topology(optic), str(probe.dtype), be.device_of(probe), bucket, per_ray,
-           compiler, iterations)
-    entry = _entry(key, _launch_and_trace if kind == "launch" else _trace_only, compiler)
+    arguments = (surfaces, surface_frames(surfaces), indices, context, *flat)
+    kinds = tuple((str(a.dtype), be.device_of(a)) for a in flat)
+    options = tuple(sorted(INDUCTOR_OPTIONS.items())) if compiler == "inductor" else ()
+    key = (kind, _topology(optic), kinds, bucket, per_ray, compiler, options, iterations)
+    kernel = _launch_and_trace if kind == "launch" else _trace_only
+    return _Call(kernel, arguments, key, iterations, shape, n)
+
+
+@dataclass(frozen=True)
+class _Call:
+    kernel: object
+    arguments: tuple
+    key: tuple
+    iterations: int
+    shape: tuple
+    n: int
+
+
+def _run(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations):
+    """Call (compiling on first use) the cached graph, and cut the padding off its result."""
+    call = _prepare(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations)
+    entry = _entry(call.key, call.kernel, compiler)
     started = time.perf_counter()
-    with forced_iterations(iterations):
-        out = entry.function(surfaces, frames, indices, context, *flat)
+    with forced_iterations(call.iterations):
+        out = entry.function(*call.arguments)
     if entry.calls == 0:
         entry.first_call_seconds = time.perf_counter() - started
     entry.calls += 1
-    fields = {name: be.reshape(getattr(out, name)[:n], shape) for name in _RAY_FIELDS}
+    fields = {name: _unpadded(getattr(out, name), call.shape, call.n) for name in _RAY_FIELDS}
     fields["wavelength"] = inputs[wavelength_slot]
     return Rays(**fields)
+
+
+def explain_trace(optic, hx, hy, px, py, wavelength=None, *, newton_iterations=None):
+    """TorchDynamo's capture of the compiled kernel of :func:`trace_rays_compiled`.
+
+    Returns a :class:`optics.backend.CompileReport`; ``graph_break_count == 0``
+    means the launch and every surface become one graph.  Nothing is cached.
+    """
+    context, inputs = _launch_inputs(optic, hx, hy, px, py, wavelength)
+    call = _prepare("launch", optic, context, inputs, 4, "eager", newton_iterations)
+    with forced_iterations(call.iterations):
+        return be.explain_compile(call.kernel, *call.arguments)
 
 
 def _padded(array, shape, n, bucket):
@@ -215,6 +252,11 @@ def _padded(array, shape, n, bucket):
         return flat
     # The first entry repeated: a real ray of this batch, so the padding stays finite.
     return be.concatenate([flat, be.broadcast_to(flat[:1], (bucket - n,))])
+
+
+def _unpadded(array, shape, n):
+    """The first n entries of a padded result, in the broadcast ``shape``."""
+    return be.reshape(array[:n], shape) if array.ndim else array
 
 
 def _media_indices(surfaces, wavelength):
@@ -242,7 +284,8 @@ def _topology(optic):
 def _entry(key, kernel, compiler):
     entry = _CACHE.get(key)
     if entry is None:
-        entry = CompiledTrace(key, be.compile_function(kernel, compiler=compiler))
+        options = dict(INDUCTOR_OPTIONS) if compiler == "inductor" else None
+        entry = CompiledTrace(key, be.compile_function(kernel, compiler=compiler, options=options))
         _CACHE[key] = entry
         while len(_CACHE) > MAX_CACHE_ENTRIES:
             _CACHE.popitem(last=False)
@@ -265,7 +308,7 @@ def _surface_loop(surfaces, frames, indices, rays):
 
 def _launch_and_trace(surfaces, frames, indices, context, qx, qy, px, py, wavelength):
     """The compiled kernel of :func:`trace_rays_compiled`."""
-    optic, first_order, _ = context
+    optic, first_order = context
     rays = launch_rays(optic, qx, qy, px, py, wavelength, first_order)
     return _surface_loop(surfaces, frames, indices, rays)
 

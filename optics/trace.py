@@ -9,6 +9,7 @@ and their numbers stay finite so no NaN reaches a gradient.
 from __future__ import annotations
 
 from . import backend as be
+from .errors import ConfigurationError
 from .fields import launch_rays, object_space_field
 from .frames import surface_frames
 from .paraxial import paraxial
@@ -16,7 +17,7 @@ from .rays import Rays
 from .surfaces import media
 
 
-def trace_rays(optic, hx, hy, px, py, wavelength=None, *, record=False):
+def trace_rays(optic, hx, hy, px, py, wavelength=None, *, record=False, compiled=False):
     """Trace real rays to the image surface.
 
     Parameters
@@ -31,6 +32,10 @@ def trace_rays(optic, hx, hy, px, py, wavelength=None, *, record=False):
         Wavelength(s) in micrometres; the primary wavelength by default.
     record : bool
         Also return the rays at every surface (for plots).
+    compiled : bool
+        Run the launch and the whole surface loop as one compiled graph
+        (torch backend only; see :mod:`optics.compiled`).  Not combinable with
+        ``record``.
 
     Returns
     -------
@@ -39,6 +44,12 @@ def trace_rays(optic, hx, hy, px, py, wavelength=None, *, record=False):
         broadcast together); with ``record=True`` a list of Rays, one per
         surface from the launch point (index 0) to the image.
     """
+    if compiled:
+        if record:
+            raise ConfigurationError("trace_rays: record=True is not available with compiled=True")
+        from .compiled import trace_rays_compiled
+
+        return trace_rays_compiled(optic, hx, hy, px, py, wavelength)
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
     first_order = paraxial(optic)
     qx, qy = object_space_field(optic, hx, hy, first_order)

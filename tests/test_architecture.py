@@ -34,6 +34,10 @@ def _is_torch(module_name):
     return module_name is not None and module_name.split(".")[0] == "torch"
 
 
+def _is_sys_modules(node):
+    return isinstance(node, ast.Attribute) and node.attr == "modules"
+
+
 def _names_backend(node):
     """True for a "torch"/"numpy" literal, or a tuple/list/set of them."""
     if isinstance(node, ast.Constant):
@@ -79,12 +83,9 @@ def violations(source, filename="<source>"):
             func = node.func
             name = getattr(func, "attr", getattr(func, "id", None))
             first = node.args[0] if node.args else None
-            if (
-                name in IMPORTERS
-                and isinstance(first, ast.Constant)
-                and isinstance(first.value, str)
-            ):
-                if _is_torch(first.value):
+            from_sys_modules = name == "get" and _is_sys_modules(getattr(func, "value", None))
+            if (name in IMPORTERS or from_sys_modules) and isinstance(first, ast.Constant):
+                if _is_torch(str(first.value)):
                     found.append(f"{where}: {name}({first.value!r})")
         elif isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
@@ -97,6 +98,12 @@ def violations(source, filename="<source>"):
                 found.append(f"{where}: compares with a backend name")
         elif isinstance(node, ast.MatchValue) and _names_backend(node.value):
             found.append(f"{where}: matches a backend name")
+        elif isinstance(node, ast.Attribute) and node.attr in PRIVATE_BACKEND_MODULES:
+            found.append(f"{where}: uses the private backend module {node.attr}")
+        elif isinstance(node, ast.Subscript) and _is_sys_modules(node.value):
+            key = node.slice
+            if isinstance(key, ast.Constant) and _is_torch(str(key.value)):
+                found.append(f"{where}: looks torch up in sys.modules")
     return found
 
 
@@ -124,6 +131,9 @@ def test_the_source_scan_covers_the_package():
         "importlib.util.find_spec('torch')",
         "from optics.backend import _torch_impl",
         "from .backend._dispatch import impl_of",
+        "impl = be._torch_impl",
+        "torch = sys.modules['torch']",
+        "torch = sys.modules.get('torch')",
         "if be.get_backend() == 'torch': pass",
         "if get_backend() != 'numpy': pass",
         "ok = be.get_backend() in ('torch',)",
@@ -154,10 +164,16 @@ def test_the_scan_allows(line):
     assert violations(line) == []
 
 
-@pytest.mark.parametrize("module", ["optics", "optics.cli"])
-def test_importing_optics_does_not_import_torch(module):
+@pytest.mark.parametrize(
+    "statement",
+    ["import optics", "import optics.cli", "from optics.cli import build_parser; build_parser()"],
+    ids=["optics", "optics.cli", "cli-parser"],
+)
+def test_importing_optics_does_not_import_torch(statement):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPTICS_")}
-    code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.startswith('torch')))"
+    code = (
+        f"import sys; {statement}; print(sorted(m for m in sys.modules if m.startswith('torch')))"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
     )

@@ -40,7 +40,11 @@ def _assert_matches_finite_differences(problem, u, rtol=1e-6):
 
 def _cooke_problem():
     variables = [f"surfaces[{i}].radius" for i in range(1, 7)] + ["surfaces[6].thickness"]
-    operands = [Operand("rms_spot", weight=3.0), Operand("efl", target=50.0), Operand("fno", target=5.0)]
+    operands = [
+        Operand("rms_spot", weight=3.0),
+        Operand("efl", target=50.0),
+        Operand("fno", target=5.0),
+    ]
     return Problem(reference_cooke(), variables, operands)
 
 
@@ -128,7 +132,11 @@ def test_curvature_variable_passes_through_flat():
     from optics.params import get_param
 
     optic = singlet(radius2=-1e4)
-    problem = Problem(optic, [Variable("surfaces[2].curvature", scale=1e-4)], [Operand("efl", target=0.0)])
-    problem.variables.apply(np.array([2.0]))  # -1e-4 + 2e-4 = +1e-4: the surface flipped through flat
+    problem = Problem(
+        optic, [Variable("surfaces[2].curvature", scale=1e-4)], [Operand("efl", target=0.0)]
+    )
+    problem.variables.apply(
+        np.array([2.0])
+    )  # -1e-4 + 2e-4 = +1e-4: the surface flipped through flat
     assert get_param(optic, "surfaces[2].radius") == pytest.approx(1e4)
     assert isinstance(optic.surfaces[0], Surface)

@@ -78,10 +78,12 @@ def spot_statistics(rays, reference_x, reference_y, axis=None):
     cy = be.sum(y, axis=axis, keepdims=keep) / safe_count
     d2_ref = weight * ((x - reference_x) ** 2 + (y - reference_y) ** 2)
     d2_cen = weight * ((x - cx) ** 2 + (y - cy) ** 2)
+    ms_ref = be.sum(d2_ref, axis=axis, keepdims=keep) / safe_count
+    ms_cen = be.sum(d2_cen, axis=axis, keepdims=keep) / safe_count
     none = be.where(count > 0, 0.0, float("nan"))  # NaN only when no ray survived
     stats = {
-        "rms_radius_chief": be.sqrt(be.sum(d2_ref, axis=axis, keepdims=keep) / safe_count) + none,
-        "rms_radius_centroid": be.sqrt(be.sum(d2_cen, axis=axis, keepdims=keep) / safe_count) + none,
+        "rms_radius_chief": be.sqrt(ms_ref) + none,
+        "rms_radius_centroid": be.sqrt(ms_cen) + none,
         "centroid_x": cx + none,
         "centroid_y": cy + none,
         "geo_radius": be.sqrt(be.max(d2_cen, axis=axis, keepdims=keep)) + none,

@@ -15,6 +15,7 @@ backend names; see docs/backend.md for the full list and how to add a backend.
 """
 
 from ..errors import BackendUnavailableError  # noqa: F401
+from . import _optim as optim  # noqa: F401  (optimizer glue: be.optim.GradientOptimizer ...)
 from ._autodiff import (  # noqa: F401  (re-exported through __all__)
     detach,
     enable_grad,
@@ -107,6 +108,5 @@ from ._math import (  # noqa: F401  (names made in a loop in _math)
     tan,
     where,
 )
-from . import _optim as optim  # noqa: F401  (optimizer glue: be.optim.GradientOptimizer ...)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -75,7 +75,7 @@ def can_compile() -> bool:
 
 
 def compile_function(fn, *, compiler="inductor", dynamic=False, fullgraph=True, mode=None,
-                     private=True):
+                     options=None, private=True):
     """``fn`` compiled into one graph with ``torch.compile``.
 
     Parameters
@@ -94,6 +94,9 @@ def compile_function(fn, *, compiler="inductor", dynamic=False, fullgraph=True, 
         Raise instead of silently splitting the graph at a break.
     mode : str, optional
         ``torch.compile`` mode, e.g. ``"max-autotune-no-cudagraphs"``.
+    options : dict, optional
+        Inductor options (``torch._inductor.config`` names), e.g.
+        ``{"max_fusion_size": 4096}``; only with ``compiler="inductor"``.
     private : bool
         Compile a private copy of ``fn``'s code.  TorchDynamo keeps its graphs,
         and its limit of 8 recompilations, per code object; with a copy each
@@ -109,7 +112,8 @@ def compile_function(fn, *, compiler="inductor", dynamic=False, fullgraph=True, 
     if private:
         fn = types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__,
                                 fn.__defaults__, fn.__closure__)
-    return torch.compile(fn, backend=compiler, dynamic=dynamic, fullgraph=fullgraph, mode=mode)
+    return torch.compile(fn, backend=compiler, dynamic=dynamic, fullgraph=fullgraph, mode=mode,
+                         options=options)
 
 
 @dataclass(frozen=True)

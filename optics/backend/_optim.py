@@ -139,8 +139,14 @@ class GradientOptimizer:
             # caller owns the stop criteria: torch's absolute tolerances (1e-7
             # on the gradient, 1e-9 on changes) would freeze small merits.
             self._optimizer = torch.optim.LBFGS(
-                self.leaves, lr=learning_rate, max_iter=1, max_eval=25, history_size=20,
-                tolerance_grad=0.0, tolerance_change=0.0, line_search_fn="strong_wolfe",
+                self.leaves,
+                lr=learning_rate,
+                max_iter=1,
+                max_eval=25,
+                history_size=20,
+                tolerance_grad=0.0,
+                tolerance_change=0.0,
+                line_search_fn="strong_wolfe",
             )
         else:
             raise ConfigurationError(

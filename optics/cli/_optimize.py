@@ -18,7 +18,9 @@ def register(subparsers):
         "per-operand table, and write the optimized lens to OUT (atomically; LENS itself is only "
         "replaced when -o names it). See docs/optimization.md.",
     )
-    parser.add_argument("lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name")
+    parser.add_argument(
+        "lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name"
+    )
     parser.add_argument(
         "--backend",
         choices=["torch", "numpy"],
@@ -30,18 +32,35 @@ def register(subparsers):
         "--driver",
         choices=DRIVER_CHOICES,
         default=None,
-        help="optimizer (default: the section's 'driver', else least_squares); "
+        help="optimizer (default: the section's 'driver', else minimize); "
         "adam and lbfgs need --backend torch",
     )
-    parser.add_argument("--steps", type=int, default=None, metavar="N",
-                        help="most optimizer steps (default: the section's 'steps', else 100)")
-    parser.add_argument("-o", "--output", required=True, metavar="OUT.toml",
-                        help="where to write the optimized lens (.toml or .json)")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON object (merit_before, merit_after, steps, operands, "
-                        "variables) instead of tables")
-    parser.add_argument("--plot", metavar="history.png", default=None,
-                        help="write the merit history as a figure (needs matplotlib)")
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="most optimizer steps (default: the section's 'steps', else 100)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT.toml",
+        help="where to write the optimized lens (.toml or .json)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (merit_before, merit_after, steps, operands, "
+        "variables) instead of tables",
+    )
+    parser.add_argument(
+        "--plot",
+        metavar="history.png",
+        default=None,
+        help="write the merit history as a figure (needs matplotlib)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
 
@@ -49,7 +68,7 @@ def register(subparsers):
 def run(args):
     from .. import backend as be
     from ..io import save
-    from ..optimize import optimize, problem_from_lens
+    from ..optimize import default_driver, optimize, problem_from_lens
 
     if args.steps is not None and args.steps < 0:
         raise UsageError(f"--steps must be >= 0, not {args.steps}")
@@ -57,7 +76,7 @@ def run(args):
     with be.using(backend):
         optic = load_lens(args.lens)
         problem, section = problem_from_lens(optic, f"{args.lens}: [optimize]")
-        driver = args.driver or section.driver or "least_squares"
+        driver = args.driver or section.driver or default_driver()
         steps = section.steps if args.steps is None else args.steps
         result = optimize(
             problem,
@@ -81,19 +100,32 @@ def run(args):
 
 
 def _print_report(report, args):
-    print(f"{args.lens}: {report['driver']} on {report['backend']}, {report['steps']} steps "
-          f"({report['message']})")
+    print(
+        f"{args.lens}: {report['driver']} on {report['backend']}, {report['steps']} steps "
+        f"({report['message']})"
+    )
     print(f"merit before {report['merit_before']:.6g}, after {report['merit_after']:.6g}")
     print()
     rows = [
-        (op["label"], op["kind"], op["target"], op["weight"], op["value_before"], op["value_after"],
-         op["contribution_after"])
+        (
+            op["label"],
+            op["kind"],
+            op["target"],
+            op["weight"],
+            op["value_before"],
+            op["value_after"],
+            op["contribution_after"],
+        )
         for op in report["operands"]
     ]
     print(table(["operand", "kind", "target", "weight", "before", "after", "contribution"], rows))
     print()
-    print(table(["variable", "before", "after"],
-                [(v["path"], v["before"], v["after"]) for v in report["variables"]]))
+    print(
+        table(
+            ["variable", "before", "after"],
+            [(v["path"], v["before"], v["after"]) for v in report["variables"]],
+        )
+    )
     print()
     print(f"wrote {args.output}" + (f" and {args.plot}" if args.plot else ""))
 

@@ -58,6 +58,7 @@ def demo_optimization(print_fn=print, steps=None):
     print_fn(
         f"merit {result.merit_before:.6g} -> {result.merit_after:.6g} in {result.steps} steps "
         f"({time.perf_counter() - started:.1f} s); RMS spot {before[0]['value'] * 1e3:.2f} -> "
-        f"{after[0]['value'] * 1e3:.2f} um, EFL {before[1]['value']:.3f} -> {after[1]['value']:.3f} mm"
+        f"{after[0]['value'] * 1e3:.2f} um, "
+        f"EFL {before[1]['value']:.3f} -> {after[1]['value']:.3f} mm"
     )
     return result

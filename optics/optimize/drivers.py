@@ -26,12 +26,26 @@ def driver_options(driver) -> list[str]:
 
 
 def default_driver() -> str:
-    """``"least_squares"``: damped least squares, on either backend."""
-    return "least_squares"
+    """``"minimize"`` (L-BFGS-B): robust with few operands, bounded, on either backend.
+
+    ``least_squares`` sees one residual per operand, so it shines when there
+    are about as many operands as variables; with a single spot operand its
+    Gauss–Newton model has rank one and it crawls.
+    """
+    return "minimize"
 
 
-def optimize(problem, driver=None, *, steps=100, merit_tol=1e-10, grad_tol=1e-10, callback=None,
-             progress=False, **options) -> OptimizationResult:
+def optimize(
+    problem,
+    driver=None,
+    *,
+    steps=100,
+    merit_tol=1e-10,
+    grad_tol=1e-10,
+    callback=None,
+    progress=False,
+    **options,
+) -> OptimizationResult:
     """Lower the merit of ``problem`` and leave its optic at the best point found.
 
     Runs on the configured backend (``be.using(...)``): Torch gives exact
@@ -86,8 +100,12 @@ def optimize(problem, driver=None, *, steps=100, merit_tol=1e-10, grad_tol=1e-10
     merit_before = sum(row["contribution"] for row in before)
     if not math.isfinite(merit_before):
         bad = [row["label"] for row in before if not math.isfinite(row["contribution"])]
-        raise ConfigurationError(f"the merit is not finite at the start (operands: {', '.join(bad)})")
-    recorder = Recorder(problem.physical, StopCriteria(steps, merit_tol, grad_tol), callback, progress)
+        raise ConfigurationError(
+            f"the merit is not finite at the start (operands: {', '.join(bad)})"
+        )
+    recorder = Recorder(
+        problem.physical, StopCriteria(steps, merit_tol, grad_tol), callback, progress
+    )
     try:
         run(problem, recorder, **options)
     finally:
@@ -108,4 +126,3 @@ def optimize(problem, driver=None, *, steps=100, merit_tol=1e-10, grad_tol=1e-10
         history=recorder.history,
         message=recorder.message,
     )
-

@@ -70,8 +70,10 @@ class Operand:
 
     def __repr__(self):
         args = "".join(f", {k}={v!r}" for k, v in self.args.items())
-        return (f"Operand({self.type!r}, target={self.target!r}, weight={self.weight!r}, "
-                f"kind={self.kind!r}{args})")
+        return (
+            f"Operand({self.type!r}, target={self.target!r}, weight={self.weight!r}, "
+            f"kind={self.kind!r}{args})"
+        )
 
     @property
     def label(self) -> str:
@@ -131,7 +133,11 @@ class Merit:
         return be.sum(r * r)
 
     def report(self, optic) -> list[dict]:
-        """One dict per operand with plain floats: label, target, kind, weight, value, contribution."""
+        """One dict of plain floats per operand.
+
+        Keys: type, label, target, kind, weight, value and contribution
+        (the operand's share of the merit, its residual squared).
+        """
         with be.no_grad():
             values = self.values(optic)
         rows = []

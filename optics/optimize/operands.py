@@ -138,8 +138,15 @@ def total_track(ctx):
 # --- real-ray operands ----------------------------------------------------------------
 
 
-def rms_spot(ctx, fields=None, wavelengths=None, field_weights=None, wavelength_weights=None,
-             rings=6, reference="centroid"):
+def rms_spot(
+    ctx,
+    fields=None,
+    wavelengths=None,
+    field_weights=None,
+    wavelength_weights=None,
+    rings=6,
+    reference="centroid",
+):
     """Weighted RMS spot radius (mm) over chosen fields and wavelengths.
 
     The value is sqrt(Σ w_fw ρ_fw² / Σ w_fw), ρ_fw the RMS radius of field f
@@ -168,7 +175,9 @@ def rms_spot(ctx, fields=None, wavelengths=None, field_weights=None, wavelength_
     elif reference == "centroid":
         ref_x = ref_y = 0.0  # unused: the centroid statistic is taken
     else:
-        raise ConfigurationError(f"rms_spot reference must be 'centroid' or 'chief', not {reference!r}")
+        raise ConfigurationError(
+            f"rms_spot reference must be 'centroid' or 'chief', not {reference!r}"
+        )
     stats = spot_statistics(rays, ref_x, ref_y, axis=-1)
     radius = stats["rms_radius_chief" if reference == "chief" else "rms_radius_centroid"]
     total = sum(sum(row) for row in weights)
@@ -213,7 +222,9 @@ def distortion(ctx, hx=0.0, hy=1.0):
     field (linear in the field parameter q).
     """
     if hx == 0 and hy == 0:
-        raise ConfigurationError("distortion is undefined on axis: give a field with hx or hy nonzero")
+        raise ConfigurationError(
+            "distortion is undefined on axis: give a field with hx or hy nonzero"
+        )
     real = chief_height(ctx, hx, hy)
     qx, qy = object_space_field(ctx.optic, be.asarray(hx), be.asarray(hy), ctx.first_order)
     per_q = unit_field_image_height(ctx.optic, ctx.first_order)

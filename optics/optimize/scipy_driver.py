@@ -1,7 +1,8 @@
 """SciPy drivers: damped least squares (least_squares) and bounded L-BFGS-B (minimize).
 
 Both see the scaled variables u, and the merit in units of its start
-value, so that SciPy's partly absolute tolerances act relative to it.  Derivatives come from the problem: the
+value, so that SciPy's partly absolute tolerances act relative to it.
+Derivatives come from the problem: the
 exact autograd Jacobian (gradient) on Torch, passed to SciPy as ``jac``;
 central finite differences on NumPy.  Each Jacobian evaluation happens at an
 accepted iterate, so that is where a step is recorded and where the stop
@@ -37,7 +38,9 @@ def run_least_squares(problem, recorder, method="trf"):
     from scipy.optimize import least_squares
 
     if method not in LEAST_SQUARES_METHODS:
-        raise ConfigurationError(f"least_squares method must be one of {LEAST_SQUARES_METHODS}, not {method!r}")
+        raise ConfigurationError(
+            f"least_squares method must be one of {LEAST_SQUARES_METHODS}, not {method!r}"
+        )
     lower, upper = problem.variables.scaled_bounds()
     bounded = bool(np.isfinite(lower).any() or np.isfinite(upper).any())
     m, n = len(problem.merit.operands), problem.size
@@ -67,8 +70,13 @@ def run_least_squares(problem, recorder, method="trf"):
         options = {k: max(v or 0.0, 1e-15) for k, v in options.items()}
     try:
         result = least_squares(
-            residuals, u, jac=jacobian, bounds=(lower, upper), method=method,
-            max_nfev=10 * (stop.steps + 1), **options,
+            residuals,
+            u,
+            jac=jacobian,
+            bounds=(lower, upper),
+            method=method,
+            max_nfev=10 * (stop.steps + 1),
+            **options,
         )
         u = result.x
     except StopRun:
@@ -117,8 +125,12 @@ def run_minimize(problem, recorder):
     unit = _merit_unit(value)
     stop = recorder.stop
     result = minimize(
-        objective, u, jac=True, method="L-BFGS-B",
-        bounds=list(zip(lower, upper)), callback=callback,
+        objective,
+        u,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=list(zip(lower, upper)),
+        callback=callback,
         options={"maxiter": stop.steps, "ftol": stop.merit_tol, "gtol": stop.grad_tol},
     )
     if not np.array_equal(result.x, recorder.last_point):

@@ -82,7 +82,9 @@ def read_section(section, where="[optimize]") -> OptimizeSection:
             raise LensFileError(f"{where}: key '{key}' must be a non-empty list")
     driver = section.get("driver")
     if driver is not None and driver not in DRIVERS:
-        raise LensFileError(f"{where}: key 'driver' must be one of {', '.join(DRIVERS)}, not {driver!r}")
+        raise LensFileError(
+            f"{where}: key 'driver' must be one of {', '.join(DRIVERS)}, not {driver!r}"
+        )
     steps = section.get("steps", 100)
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
         raise LensFileError(f"{where}: key 'steps' must be a non-negative integer, not {steps!r}")
@@ -91,10 +93,14 @@ def read_section(section, where="[optimize]") -> OptimizeSection:
         options["learning_rate"] = _number(section, "learning_rate", where, positive=True)
     if "method" in section:
         if section["method"] not in ("trf", "lm"):
-            raise LensFileError(f"{where}: key 'method' must be 'trf' or 'lm', not {section['method']!r}")
+            raise LensFileError(
+                f"{where}: key 'method' must be 'trf' or 'lm', not {section['method']!r}"
+            )
         options["method"] = section["method"]
     return OptimizeSection(
-        variables=[_variable(v, f"{where} variables[{i}]") for i, v in enumerate(section["variables"])],
+        variables=[
+            _variable(v, f"{where} variables[{i}]") for i, v in enumerate(section["variables"])
+        ],
         operands=[_operand(o, f"{where} operands[{i}]") for i, o in enumerate(section["operands"])],
         driver=driver,
         steps=steps,
@@ -159,7 +165,9 @@ def _variable(entry, where) -> Variable:
         raise LensFileError(f"{where}: key 'path' must be a string such as 'surfaces[1].radius'")
     bounds = {k: _number(entry, k, where) for k in ("min", "max") if k in entry}
     if "min" in bounds and "max" in bounds and not bounds["min"] < bounds["max"]:
-        raise LensFileError(f"{where}: key 'max' ({bounds['max']}) must be greater than 'min' ({bounds['min']})")
+        raise LensFileError(
+            f"{where}: key 'max' ({bounds['max']}) must be greater than 'min' ({bounds['min']})"
+        )
     scale = _number(entry, "scale", where, positive=True) if "scale" in entry else None
     try:
         return Variable(entry["path"], bounds.get("min"), bounds.get("max"), scale)
@@ -172,16 +180,25 @@ def _operand(entry, where) -> Operand:
         raise LensFileError(f"{where}: must be a table with a 'type', not {entry!r}")
     kind = entry.get("type")
     if kind not in OPERANDS:
-        raise LensFileError(f"{where}: key 'type' must be one of {', '.join(OPERANDS)}, not {kind!r}")
+        raise LensFileError(
+            f"{where}: key 'type' must be one of {', '.join(OPERANDS)}, not {kind!r}"
+        )
     _check_keys(entry, (*OPERAND_KEYS, *operand_arguments(kind)), where)
     if entry.get("kind", "equal") not in KINDS:
-        raise LensFileError(f"{where}: key 'kind' must be one of {', '.join(KINDS)}, not {entry['kind']!r}")
+        raise LensFileError(
+            f"{where}: key 'kind' must be one of {', '.join(KINDS)}, not {entry['kind']!r}"
+        )
     weight = _number(entry, "weight", where, default=1.0)
     if weight < 0:
         raise LensFileError(f"{where}: key 'weight' must be >= 0, not {weight!r}")
     args = {k: v for k, v in entry.items() if k not in OPERAND_KEYS}
     try:
-        return Operand(kind, _number(entry, "target", where, default=0.0), weight,
-                       entry.get("kind", "equal"), **args)
+        return Operand(
+            kind,
+            _number(entry, "target", where, default=0.0),
+            weight,
+            entry.get("kind", "equal"),
+            **args,
+        )
     except OpticsError as exc:
         raise LensFileError(f"{where}: {exc}") from exc

@@ -3,7 +3,8 @@
 Both move the scaled variables u (one unit ≈ one natural step of each
 parameter), which is what makes one learning rate serve radii, thicknesses
 and coefficients at once: the default Adam rate moves each parameter by about
-1% of its size per step, and L-BFGS starts from steps of that size.  Bounds are enforced by projection after each step.
+0.3% of its size per step, and L-BFGS starts from steps of about 1%.
+Bounds are enforced by projection after each step.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from .. import backend as be
 
 #: Default learning rates (in scaled units: 1 ≈ 1% of a radius) per algorithm.
-LEARNING_RATES = {"adam": 1.0, "lbfgs": 1.0}
+LEARNING_RATES = {"adam": 0.3, "lbfgs": 1.0}
 
 
 def run_gradient(problem, recorder, algorithm, learning_rate=None):
@@ -36,9 +37,16 @@ def run_gradient(problem, recorder, algorithm, learning_rate=None):
     lower, upper = problem.variables.scaled_bounds()
     optimizer = be.optim.GradientOptimizer(algorithm, problem.start(), lr, lower, upper)
     u = optimizer.values()
+    # The optimizer sees the merit in units of its start value: Adam's epsilon
+    # and L-BFGS's first step are absolute, the merit's units are not.
+    unit = problem.merit_float(u) or 1.0
+
+    def loss(leaves):
+        return problem.merit_value(leaves) / unit
+
     for step in range(recorder.stop.steps):
-        merit, gradient = optimizer.step(problem.merit_value)
-        if recorder.record(step, merit, u, gradient):
+        merit, gradient = optimizer.step(loss)
+        if recorder.record(step, merit * unit, u, gradient * unit):
             return u
         u = optimizer.values()
     merit, gradient = problem.value_and_gradient(u)

@@ -12,7 +12,7 @@ u, with x = x₀ + s·u (x₀ the start value, s the variable's scale, both in t
 parameter's units), so u starts at 0 and one unit of u is one modest step of
 that parameter whatever its units: 1% of a radius, thickness or index, or, for
 a parameter that starts at zero, the change that moves the merit's residuals
-by about 1% (see :class:`~optics.optimize.problem.Problem`).  A learning rate
+by about 10% (see :class:`~optics.optimize.problem.Problem`).  A learning rate
 or a first step of 1 in u is therefore sensible for every variable at once.
 """
 
@@ -61,13 +61,19 @@ class Variable:
 
     def __post_init__(self):
         if not isinstance(self.path, str) or not self.path.strip():
-            raise ConfigurationError(f"a variable path must be a non-empty string, not {self.path!r}")
+            raise ConfigurationError(
+                f"a variable path must be a non-empty string, not {self.path!r}"
+            )
         lo = -math.inf if self.min is None else float(self.min)
         hi = math.inf if self.max is None else float(self.max)
         if not lo < hi:
-            raise ConfigurationError(f"variable {self.path}: min {self.min} must be below max {self.max}")
+            raise ConfigurationError(
+                f"variable {self.path}: min {self.min} must be below max {self.max}"
+            )
         if self.scale is not None and not (math.isfinite(self.scale) and self.scale > 0):
-            raise ConfigurationError(f"variable {self.path}: scale must be positive, not {self.scale!r}")
+            raise ConfigurationError(
+                f"variable {self.path}: scale must be positive, not {self.scale!r}"
+            )
 
     @property
     def parameter_name(self) -> str:
@@ -194,8 +200,11 @@ def _detach_fields(obj, depth):
     if depth < 0 or obj is None or isinstance(obj, (str, int, float, bool)):
         return
     names = (
-        [f.name for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj)
-        else list(vars(obj)) if hasattr(obj, "__dict__") else []
+        [f.name for f in dataclasses.fields(obj)]
+        if dataclasses.is_dataclass(obj)
+        else list(vars(obj))
+        if hasattr(obj, "__dict__")
+        else []
     )
     for name in names:
         value = getattr(obj, name)

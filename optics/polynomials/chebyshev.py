@@ -14,7 +14,7 @@ from __future__ import annotations
 from .. import backend as be
 from ._recurrence import as_coefficients, as_float_array, coefficient_vector
 
-__all__ = ["chebyshev_t", "chebyshev_sum", "chebyshev_2d"]
+__all__ = ["chebyshev_t", "chebyshev_t_lists", "chebyshev_sum", "chebyshev_2d"]
 
 
 def _chebyshev_lists(x, n_max):
@@ -32,8 +32,23 @@ def _chebyshev_lists(x, n_max):
     for n in range(2, n_max + 1):
         values.append(two_x * values[n - 1] - values[n - 2])
         slopes.append(n * u_curr)  # T_n' = n U_{n-1}
-        u_prev, u_curr = u_curr, two_x * u_curr - u_prev
+        if n < n_max:  # U_n is needed only for the next degree
+            u_prev, u_curr = u_curr, two_x * u_curr - u_prev
     return values, slopes
+
+
+def chebyshev_t_lists(x, n_max):
+    """T_0 .. T_n_max and their derivatives at x as two lists of arrays (nothing stacked).
+
+    For callers that combine the terms elementwise with scalar coefficients
+    (a surface's sag): no copy into a stacked array, and entries multiplied
+    by a zero coefficient can be skipped.
+
+    Returns
+    -------
+    values, derivatives : lists of n_max + 1 arrays shaped like x
+    """
+    return _chebyshev_lists(as_float_array(x), n_max)
 
 
 def chebyshev_t(x, n_max):

@@ -1,0 +1,114 @@
+"""``optics optimize``: end to end on both backends, JSON output, plots and errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_optimize_section import LENS
+
+from optics import backend as be
+from optics.cli import main
+from optics.io import load
+from optics.optimize import problem_from_lens
+
+
+@pytest.fixture
+def lens(tmp_path):
+    path = tmp_path / "singlet.toml"
+    path.write_text(LENS)
+    return path
+
+
+def _merit(path):
+    problem, _ = problem_from_lens(load(path))
+    with be.using("numpy"):
+        return problem.merit_float(problem.start())
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_optimize_writes_a_better_lens_and_leaves_the_input_alone(lens, tmp_path, capsys, backend):
+    if backend not in be.available_backends():
+        pytest.skip("torch is not installed")
+    original = lens.read_bytes()
+    out = tmp_path / "out.toml"
+    assert main(["optimize", str(lens), "--backend", backend, "-o", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert lens.read_bytes() == original
+    assert "merit before" in printed.out and "rms_spot" in printed.out
+    assert printed.err == ""  # no progress bar when stderr is not a terminal
+    assert _merit(out) < 0.1 * _merit(lens)
+    assert load(out).optimize == load(lens).optimize  # the section travels with the lens
+
+
+def test_json_report_has_the_documented_keys(lens, tmp_path, capsys):
+    out = tmp_path / "out.json"
+    assert (
+        main(
+            ["optimize", str(lens), "--backend", "numpy", "--steps", "3", "-o", str(out), "--json"]
+        )
+        == 0
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert {"merit_before", "merit_after", "steps", "operands", "variables"} <= set(report)
+    assert report["steps"] == 3
+    assert [v["path"] for v in report["variables"]] == [
+        "surfaces[1].radius",
+        "surfaces[2].thickness",
+    ]
+    assert [o["type"] for o in report["operands"]] == ["rms_spot", "efl"]
+    assert report["merit_after"] < report["merit_before"]
+    assert report["merit_after"] == pytest.approx(_merit(out), rel=1e-9)
+
+
+def test_driver_option_overrides_the_section(lens, tmp_path, capsys):
+    pytest.importorskip("torch")
+    out = tmp_path / "out.toml"
+    args = ["optimize", str(lens), "--backend", "torch", "--driver", "lbfgs", "--steps", "5"]
+    assert main([*args, "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["driver"] == "lbfgs" and report["backend"] == "torch"
+
+
+def test_output_may_replace_the_input_when_named(lens, capsys):
+    before = _merit(lens)
+    assert main(["optimize", str(lens), "--backend", "numpy", "-o", str(lens), "--quiet"]) == 0
+    assert _merit(lens) < 0.1 * before
+
+
+def test_plot_writes_the_merit_history(lens, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    figure = tmp_path / "history.png"
+    args = ["optimize", str(lens), "--backend", "numpy", "-o", str(tmp_path / "o.toml")]
+    assert main([*args, "--plot", str(figure)]) == 0
+    assert figure.read_bytes().startswith(b"\x89PNG")
+
+
+def test_bad_section_exits_2_naming_the_key(lens, tmp_path, capsys):
+    lens.write_text(LENS.replace("weight = 10.0", "wieght = 10.0"))
+    out = tmp_path / "out.toml"
+    assert main(["optimize", str(lens), "--backend", "numpy", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "operands[1]: unknown key 'wieght'" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_torch_driver_on_numpy_exits_2(lens, tmp_path, capsys):
+    args = [
+        "optimize",
+        str(lens),
+        "--backend",
+        "numpy",
+        "--driver",
+        "adam",
+        "-o",
+        str(tmp_path / "o.toml"),
+    ]
+    assert main(args) == 2
+    assert "torch backend" in capsys.readouterr().err
+
+
+def test_output_is_required(lens, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["optimize", str(lens)])
+    assert exit_info.value.code == 2
