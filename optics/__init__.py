@@ -34,6 +34,7 @@ _LAZY = {
     "load": "optics.io",
     "save": "optics.io",
     "samples": "optics.samples",
+    "solve_fields": "optics.field_solve",
 }
 
 

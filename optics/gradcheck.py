@@ -105,7 +105,9 @@ def relative_error(a: float, b: float) -> float:
     return 0.0 if scale == 0 else abs(a - b) / scale
 
 
-def check_gradients(optic, paths, metric="rms_spot", *, relative_step=DEFAULT_RELATIVE_STEP) -> dict:
+def check_gradients(
+    optic, paths, metric="rms_spot", *, relative_step=DEFAULT_RELATIVE_STEP
+) -> dict:
     """Compare autograd and finite-difference derivatives of a metric.
 
     Parameters
@@ -136,7 +138,11 @@ def check_gradients(optic, paths, metric="rms_spot", *, relative_step=DEFAULT_RE
     if not paths:
         raise ParameterPathError("gradcheck needs at least one parameter path")
     start = [_start_value(optic, path) for path in paths]
-    with be.using("torch", precision="float64"), _round_off_tolerance(optic), _restored(optic, paths):
+    with (
+        be.using("torch", precision="float64"),
+        _round_off_tolerance(optic),
+        _restored(optic, paths),
+    ):
 
         def loss(leaves):
             for path, leaf in zip(paths, leaves):

@@ -165,7 +165,8 @@ def _step(obj, step, path, depth):
             raise ParameterPathError(f"parameter path {path!r}: {where} {state}")
         if not -len(obj) <= key < len(obj):
             raise ParameterPathError(
-                f"parameter path {path!r}: {where} has {len(obj)} entries, index {key} is out of range"
+                f"parameter path {path!r}: {where} has {len(obj)} entries, "
+                f"index {key} is out of range"
             )
         return obj[key]
     if isinstance(obj, dict):
@@ -176,7 +177,9 @@ def _step(obj, step, path, depth):
     value = getattr(owner, name, _MISSING)
     if value is _MISSING or callable(value):
         kind_name = type(owner).__name__
-        raise ParameterPathError(f"parameter path {path!r}: {where} ({kind_name}) has no parameter {key!r}")
+        raise ParameterPathError(
+            f"parameter path {path!r}: {where} ({kind_name}) has no parameter {key!r}"
+        )
     return value
 
 
@@ -197,7 +200,9 @@ def _assign(obj, step, value, path, depth):
     try:
         setattr(owner, name, value)
     except (AttributeError, FrozenInstanceError) as exc:
-        raise ParameterPathError(f"parameter path {path!r}: {where}.{key} cannot be set ({exc})") from exc
+        raise ParameterPathError(
+            f"parameter path {path!r}: {where}.{key} cannot be set ({exc})"
+        ) from exc
     return obj
 
 

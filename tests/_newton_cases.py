@@ -41,31 +41,57 @@ Q2D_TERMS = [
 
 def _cases():
     return {
-        "even_asphere": (lambda: EvenAsphere(25.0, -0.5, [1e-4, -2e-6, 3e-9]),
-                         ["radius", "conic", "coefficients[1]"]),
-        "odd_asphere": (lambda: OddAsphere(25.0, 0.2, [1e-3, 1e-4, -2e-6]),
-                        ["radius", "conic", "coefficients[0]"]),
-        "xy_polynomial": (lambda: XYPolynomial(30.0, 0.0, [[0.0, 1e-3, 2e-3], [1e-3, 1e-4],
-                                                           [3e-3, 0.0, 1e-5]]),
-                          ["radius", "conic", "coefficients[2][0]"]),
-        "chebyshev": (lambda: Chebyshev(-20.0, 0.0, CHEBYSHEV_COEFFICIENTS, norm_x=12.0,
-                                        norm_y=10.0),
-                      ["radius", "conic", "coefficients[1][2]", "norm_x"]),
-        "zernike": (lambda: Zernike(30.0, 0.1, [0.0, 0.001, -0.002, 0.003, 0.001, 0.0005, 0.0,
-                                                0.0002, 0.0001, 0.0003, 0.0004], norm_radius=10.0),
-                    ["radius", "conic", "coefficients[3]"]),
-        "zernike_fringe": (lambda: Zernike(30.0, 0.1, [0.0, 0.001, -0.002, 0.003, 0.001, 0.0005],
-                                           norm_radius=10.0, ordering="fringe"),
-                           ["radius", "coefficients[4]"]),
-        "qbfs": (lambda: QBFS(30.0, -0.3, [0.01, -0.002, 0.001, 0.0005], norm_radius=10.0),
-                 ["radius", "conic", "terms[1]"]),
-        "q2d": (lambda: Q2D(30.0, -0.3, Q2D_TERMS, norm_radius=10.0),
-                ["radius", "conic", "coefficients[3].value"]),
-        "biconic": (lambda: Biconic(30.0, -0.5, radius_x=50.0, conic_x=0.3),
-                    ["radius", "conic", "radius_x", "conic_x"]),
-        "toroidal": (lambda: Toroidal(30.0, -0.5, radius_rotation=-60.0,
-                                      coefficients=[1e-4, 2e-6]),
-                     ["radius", "radius_rotation", "coefficients[0]"]),
+        "even_asphere": (
+            lambda: EvenAsphere(25.0, -0.5, [1e-4, -2e-6, 3e-9]),
+            ["radius", "conic", "coefficients[1]"],
+        ),
+        "odd_asphere": (
+            lambda: OddAsphere(25.0, 0.2, [1e-3, 1e-4, -2e-6]),
+            ["radius", "conic", "coefficients[0]"],
+        ),
+        "xy_polynomial": (
+            lambda: XYPolynomial(30.0, 0.0, [[0.0, 1e-3, 2e-3], [1e-3, 1e-4], [3e-3, 0.0, 1e-5]]),
+            ["radius", "conic", "coefficients[2][0]"],
+        ),
+        "chebyshev": (
+            lambda: Chebyshev(-20.0, 0.0, CHEBYSHEV_COEFFICIENTS, norm_x=12.0, norm_y=10.0),
+            ["radius", "conic", "coefficients[1][2]", "norm_x"],
+        ),
+        "zernike": (
+            lambda: Zernike(
+                30.0,
+                0.1,
+                [0.0, 0.001, -0.002, 0.003, 0.001, 0.0005, 0.0, 0.0002, 0.0001, 0.0003, 0.0004],
+                norm_radius=10.0,
+            ),
+            ["radius", "conic", "coefficients[3]"],
+        ),
+        "zernike_fringe": (
+            lambda: Zernike(
+                30.0,
+                0.1,
+                [0.0, 0.001, -0.002, 0.003, 0.001, 0.0005],
+                norm_radius=10.0,
+                ordering="fringe",
+            ),
+            ["radius", "coefficients[4]"],
+        ),
+        "qbfs": (
+            lambda: QBFS(30.0, -0.3, [0.01, -0.002, 0.001, 0.0005], norm_radius=10.0),
+            ["radius", "conic", "terms[1]"],
+        ),
+        "q2d": (
+            lambda: Q2D(30.0, -0.3, Q2D_TERMS, norm_radius=10.0),
+            ["radius", "conic", "coefficients[3].value"],
+        ),
+        "biconic": (
+            lambda: Biconic(30.0, -0.5, radius_x=50.0, conic_x=0.3),
+            ["radius", "conic", "radius_x", "conic_x"],
+        ),
+        "toroidal": (
+            lambda: Toroidal(30.0, -0.5, radius_rotation=-60.0, coefficients=[1e-4, 2e-6]),
+            ["radius", "radius_rotation", "coefficients[0]"],
+        ),
     }
 
 
@@ -156,7 +182,9 @@ def checked_fd(f, value, relative_step=1e-5):
     noise = fd_noise(f(value), value, relative_step)
     spread = float(np.max(np.abs(coarse - fine)))
     bound = 1e-5 * float(np.max(np.abs(fine))) + noise
-    assert spread <= bound, f"finite differences disagree between h and h/2 ({spread:.2e} > {bound:.2e})"
+    assert spread <= bound, (
+        f"finite differences disagree between h and h/2 ({spread:.2e} > {bound:.2e})"
+    )
     return (4.0 * fine - coarse) / 3.0
 
 

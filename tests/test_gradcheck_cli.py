@@ -47,8 +47,19 @@ def test_autograd_agrees_with_finite_differences_on_every_surface_type(name, len
 
 
 def test_the_efl_metric_and_the_text_table(capsys):
-    status, out, _ = _run(capsys, ["gradcheck", "cooke_triplet", "--metric", "efl",
-                                   "--param", "surfaces[3].radius", "--param", "surfaces[2].thickness"])
+    status, out, _ = _run(
+        capsys,
+        [
+            "gradcheck",
+            "cooke_triplet",
+            "--metric",
+            "efl",
+            "--param",
+            "surfaces[3].radius",
+            "--param",
+            "surfaces[2].thickness",
+        ],
+    )
     assert status == 0
     assert out.startswith("efl = ")
     assert "surfaces[3].radius" in out and "rel_err" in out

@@ -31,8 +31,13 @@ def test_slopes_carry_the_one_over_norm_chain_factor(backend):
 
 
 def test_normal_agrees_with_finite_differences_of_the_sag(backend):
-    geometry = Chebyshev(-20.0, -0.3, [[0.01, 0.002, 0.003], [0.001, -0.002, 0.0005],
-                                       [0.004, 0.0, 0.001]], norm_x=7.0, norm_y=13.0)
+    geometry = Chebyshev(
+        -20.0,
+        -0.3,
+        [[0.01, 0.002, 0.003], [0.001, -0.002, 0.0005], [0.004, 0.0, 0.001]],
+        norm_x=7.0,
+        norm_y=13.0,
+    )
     x = be.asarray(np.linspace(-6.5, 6.5, 9))
     y = be.asarray(np.linspace(5.0, -6.0, 9))
     nx, ny, nz = geometry.normal(x, y, geometry.sag(x, y))
@@ -78,8 +83,14 @@ def test_the_sum_is_taken_literally_at_the_vertex(backend):
 
 def _image_heights(coefficient, tol=0.0):
     """Image-plane y of a few rays through a singlet whose front surface is Chebyshev."""
-    geometry = Chebyshev(30.0, 0.0, [[0.0, 0.0, 0.002], [0.0, 0.001, 0.0], [0.003, 0.0, 0.0]],
-                         norm_x=8.0, norm_y=8.0, tol=tol)
+    geometry = Chebyshev(
+        30.0,
+        0.0,
+        [[0.0, 0.0, 0.002], [0.0, 0.001, 0.0], [0.003, 0.0, 0.0]],
+        norm_x=8.0,
+        norm_y=8.0,
+        tol=tol,
+    )
     geometry.coefficients[1][1] = coefficient
     px, py = hexapolar(2)
     rays = trace_rays(singlet_with(geometry), 0.3, 1.0, px, py)
@@ -92,7 +103,9 @@ def test_image_heights_differentiate_through_the_solve_like_finite_differences(t
     value = 0.001
     leaf = be.parameter(value)
     heights = _image_heights(leaf)
-    autograd = np.array([float(torch.autograd.grad(h, leaf, retain_graph=True)[0]) for h in heights])
+    autograd = np.array(
+        [float(torch.autograd.grad(h, leaf, retain_graph=True)[0]) for h in heights]
+    )
 
     def numpy_heights(v):
         with be.using("numpy"):
@@ -116,12 +129,15 @@ def test_norm_is_differentiable_through_the_intersection(torch_backend):
 
     def numpy_total(v):
         with be.using("numpy"):
-            chebyshev = Chebyshev(-20.0, 0.0, [[0.01, 0.002], [0.003, 0.004]], norm_x=v,
-                                  norm_y=10.0, tol=0.0)
+            chebyshev = Chebyshev(
+                -20.0, 0.0, [[0.01, 0.002], [0.003, 0.004]], norm_x=v, norm_y=10.0, tol=0.0
+            )
             return np.sum(be.to_numpy(chebyshev.intersect(*as_backend(ray_batch()))[0]))
 
     fd = checked_fd(numpy_total, 12.0)
-    assert abs(float(autograd) - float(fd)) <= 1e-7 * abs(float(fd)) + fd_noise(numpy_total(12.0), 12.0)
+    assert abs(float(autograd) - float(fd)) <= 1e-7 * abs(float(fd)) + fd_noise(
+        numpy_total(12.0), 12.0
+    )
 
 
 def test_rays_beyond_the_square_are_counted_as_invalid_in_a_trace(backend):

@@ -11,8 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _newton_cases import NAMES, all_parameter_cases, as_backend, checked_fd, fd_noise, make
-from _newton_cases import plain_value, ray_batch, with_value
+from _newton_cases import (
+    NAMES,
+    all_parameter_cases,
+    as_backend,
+    checked_fd,
+    fd_noise,
+    make,
+    plain_value,
+    ray_batch,
+    with_value,
+)
 
 from optics import backend as be
 from optics.params import set_param
@@ -86,7 +95,9 @@ def test_distance_derivative_by_the_ray_origin_and_direction_matches_fd(name, pr
         t, hit = make(name).intersect(*leaves)
         assert bool(be.all(hit))
         t.sum().backward()  # each t_i depends on ray i alone: the gradient is the diagonal
-        autograd = {c: leaf.grad.detach().double().numpy() for c, leaf in zip(RAY_COMPONENTS, leaves)}
+        autograd = {
+            c: leaf.grad.detach().double().numpy() for c, leaf in zip(RAY_COMPONENTS, leaves)
+        }
     for k, component in enumerate(RAY_COMPONENTS):
         if component not in components:
             continue

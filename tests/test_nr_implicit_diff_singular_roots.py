@@ -29,7 +29,11 @@ def _axial(x, y, z=-2.0):
     return (x, y, z, 0.0, 0.0, 1.0)
 
 
-REGULAR = [_axial(1.0, 0.5), _axial(-2.0, 1.5), (0.5, -1.0, -2.0, 0.05, 0.02, float(np.sqrt(1 - 0.0029)))]
+REGULAR = [
+    _axial(1.0, 0.5),
+    _axial(-2.0, 1.5),
+    (0.5, -1.0, -2.0, 0.05, 0.02, float(np.sqrt(1 - 0.0029))),
+]
 #: A sphere of radius 5 has no sag beyond r = 5: the ray lands where the sag is NaN.
 BEYOND_THE_SPHERE = _axial(6.0, 0.0)
 #: Along +x through the vertex: a double root, F_t = 0 at t = 0.
@@ -130,8 +134,9 @@ def test_non_converged_rays_are_invalid_on_every_backend(backend):
 
 
 def test_one_grouped_warning_per_call_with_the_counts_by_category(backend):
-    geometry = Chebyshev(-20.0, 0.0, [[0.0, 0.0, 0.01], [0.0, 0.0, 0.0], [0.01, 0.0, 0.0]], norm_x=4.0,
-                         norm_y=4.0)
+    geometry = Chebyshev(
+        -20.0, 0.0, [[0.0, 0.0, 0.01], [0.0, 0.0, 0.0], [0.01, 0.0, 0.0]], norm_x=4.0, norm_y=4.0
+    )
     rows = [_axial(0.0, 0.0), _axial(4.5, 0.0), _axial(0.0, -5.0), _axial(25.0, 0.0)]
     with be.no_grad():
         _, hit, messages = _intersect_recording(geometry, _rays(rows))

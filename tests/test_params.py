@@ -21,10 +21,19 @@ def _optic():
     return Optic(
         [
             Surface(thickness=math.inf),
-            Surface(QBFS(30.0, -0.3, [0.01, 0.02], norm_radius=10.0), 4.0, ConstantIndex(1.5),
-                    is_stop=True),
-            Surface(Standard(-40.0, 0.5), 2.0, Abbe(1.6, 40.0), decenter=(0.1, 0.2),
-                    tilt=(1.0, 2.0, 3.0)),
+            Surface(
+                QBFS(30.0, -0.3, [0.01, 0.02], norm_radius=10.0),
+                4.0,
+                ConstantIndex(1.5),
+                is_stop=True,
+            ),
+            Surface(
+                Standard(-40.0, 0.5),
+                2.0,
+                Abbe(1.6, 40.0),
+                decenter=(0.1, 0.2),
+                tilt=(1.0, 2.0, 3.0),
+            ),
             Surface(chebyshev, 30.0),
             Surface(Q2D(30.0, 0.0, Q2D_TERMS, norm_radius=8.0), 10.0),
             Surface(),
@@ -37,13 +46,28 @@ def _optic():
 
 def test_parse_path_splits_attributes_and_indices():
     assert parse_path("surfaces[6].coefficients[1][2]") == (
-        ("attr", "surfaces"), ("index", 6), ("attr", "coefficients"), ("index", 1), ("index", 2))
+        ("attr", "surfaces"),
+        ("index", 6),
+        ("attr", "coefficients"),
+        ("index", 1),
+        ("index", 2),
+    )
     assert parse_path("surfaces[-1].thickness")[1] == ("index", -1)
 
 
-@pytest.mark.parametrize("path", ["", "surfaces[1]radius", "surfaces[1]..radius", ".radius",
-                                  "surfaces[x].radius", "surfaces[1].radius!", "surfaces[1]._radius",
-                                  "surfaces[1].__class__"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "",
+        "surfaces[1]radius",
+        "surfaces[1]..radius",
+        ".radius",
+        "surfaces[x].radius",
+        "surfaces[1].radius!",
+        "surfaces[1]._radius",
+        "surfaces[1].__class__",
+    ],
+)
 def test_malformed_paths_are_rejected_with_the_path_in_the_message(path):
     with pytest.raises(ParameterPathError, match="parameter path"):
         get_param(_optic(), path)
@@ -81,9 +105,17 @@ def test_get_param_reads_the_addressed_number(path, expected):
 
 @pytest.mark.parametrize(
     "path",
-    ["surfaces[1].radius", "surfaces[1].terms[0]", "surfaces[2].decenter[0]", "surfaces[2].tilt[1]",
-     "surfaces[3].coefficients[0][2]", "surfaces[4].coefficients[1]", "surfaces[2].material.index",
-     "surfaces[2].thickness", "fields.values[1][1]"],
+    [
+        "surfaces[1].radius",
+        "surfaces[1].terms[0]",
+        "surfaces[2].decenter[0]",
+        "surfaces[2].tilt[1]",
+        "surfaces[3].coefficients[0][2]",
+        "surfaces[4].coefficients[1]",
+        "surfaces[2].material.index",
+        "surfaces[2].thickness",
+        "fields.values[1][1]",
+    ],
 )
 def test_set_param_writes_where_get_param_reads(path):
     optic = _optic()

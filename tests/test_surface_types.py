@@ -14,19 +14,28 @@ from optics.errors import LensFileError
 from optics.geometry import GEOMETRY_TYPES, Standard
 from optics.geometry.newton_types import (
     NEWTON_TYPES,
+    QBFS,
     Biconic,
     Chebyshev,
     EvenAsphere,
     OddAsphere,
-    QBFS,
     Toroidal,
 )
 from optics.io import optic_from_dict, optic_to_dict
 from optics.paraxial import paraxial
 from optics.trace import trace_rays
 
-LENS_FILE_TYPES = ("even_asphere", "odd_asphere", "xy_polynomial", "chebyshev", "zernike", "qbfs",
-                   "q2d", "biconic", "toroidal")
+LENS_FILE_TYPES = (
+    "even_asphere",
+    "odd_asphere",
+    "xy_polynomial",
+    "chebyshev",
+    "zernike",
+    "qbfs",
+    "q2d",
+    "biconic",
+    "toroidal",
+)
 STEPS = (1e-4, 5e-5)
 
 
@@ -132,15 +141,18 @@ def test_lens_file_round_trip_keeps_the_surface(name, backend):
     optic = singlet_with(make(name))
     again = optic_from_dict(optic_to_dict(optic))
     x, y = (be.asarray(v) for v in _points())
-    for a, b in zip(optic.surfaces[1].geometry.sag_and_gradient(x, y),
-                    again.surfaces[1].geometry.sag_and_gradient(x, y)):
+    for a, b in zip(
+        optic.surfaces[1].geometry.sag_and_gradient(x, y),
+        again.surfaces[1].geometry.sag_and_gradient(x, y),
+    ):
         assert _max_error(a, b) == 0.0
     assert type(again.surfaces[1].geometry) is type(optic.surfaces[1].geometry)
 
 
 def test_tol_and_max_iter_are_read_from_the_lens_file():
-    geometry = EvenAsphere.from_spec({"radius": 20.0, "coefficients": [1e-4], "tol": 1e-12,
-                                      "max_iter": 7}, "surface 1")
+    geometry = EvenAsphere.from_spec(
+        {"radius": 20.0, "coefficients": [1e-4], "tol": 1e-12, "max_iter": 7}, "surface 1"
+    )
     assert (geometry.tol, geometry.max_iter) == (1e-12, 7)
     assert EvenAsphere.from_spec({"radius": 20.0}, "s").tol == 1e-10
     assert EvenAsphere.from_spec({"radius": 20.0}, "s").max_iter == 100
@@ -153,18 +165,36 @@ def test_tol_and_max_iter_are_read_from_the_lens_file():
         (EvenAsphere, {"radius": 20.0, "max_iter": 2.5}, "max_iter"),
         (EvenAsphere, {"radius": 20.0, "tol": -1.0}, "tol"),
         (EvenAsphere, {"radius": 0.0}, "radius"),
-        (Chebyshev, {"radius": 20.0, "coefficients": [[1.0, 2.0], [3.0]], "norm_x": 1.0,
-                     "norm_y": 1.0}, "coefficients"),
-        (Chebyshev, {"radius": 20.0, "coefficients": [[1.0]], "norm_x": -1.0, "norm_y": 1.0},
-         "norm_x"),
-        (GEOMETRY_TYPES["zernike"], {"coefficients": [0.0] * 38, "norm_radius": 5.0,
-                                     "ordering": "fringe"}, "coefficients"),
-        (GEOMETRY_TYPES["zernike"], {"coefficients": [0.1], "norm_radius": 5.0,
-                                     "ordering": "ansi"}, "ordering"),
-        (GEOMETRY_TYPES["q2d"], {"coefficients": [{"type": "b", "m": 0, "n": 0, "value": 1.0}],
-                                 "norm_radius": 5.0}, "coefficients[0]"),
-        (GEOMETRY_TYPES["q2d"], {"coefficients": [{"type": "a", "m": 1, "n": 0}],
-                                 "norm_radius": 5.0}, "coefficients[0]"),
+        (
+            Chebyshev,
+            {"radius": 20.0, "coefficients": [[1.0, 2.0], [3.0]], "norm_x": 1.0, "norm_y": 1.0},
+            "coefficients",
+        ),
+        (
+            Chebyshev,
+            {"radius": 20.0, "coefficients": [[1.0]], "norm_x": -1.0, "norm_y": 1.0},
+            "norm_x",
+        ),
+        (
+            GEOMETRY_TYPES["zernike"],
+            {"coefficients": [0.0] * 38, "norm_radius": 5.0, "ordering": "fringe"},
+            "coefficients",
+        ),
+        (
+            GEOMETRY_TYPES["zernike"],
+            {"coefficients": [0.1], "norm_radius": 5.0, "ordering": "ansi"},
+            "ordering",
+        ),
+        (
+            GEOMETRY_TYPES["q2d"],
+            {"coefficients": [{"type": "b", "m": 0, "n": 0, "value": 1.0}], "norm_radius": 5.0},
+            "coefficients[0]",
+        ),
+        (
+            GEOMETRY_TYPES["q2d"],
+            {"coefficients": [{"type": "a", "m": 1, "n": 0}], "norm_radius": 5.0},
+            "coefficients[0]",
+        ),
         (QBFS, {"terms": [0.1], "norm_radius": 0.0}, "norm_radius"),
     ],
 )

@@ -58,6 +58,9 @@ def _as_numpy(tensors):
 
 
 def _grads(outputs, leaves, retain_graph=False):
+    """d outputs / d leaves as an ndarray; zeros where no leaf reaches ``outputs``."""
+    if not outputs.requires_grad:
+        return np.zeros(len(leaves))
     torch = _torch()
     grads = torch.autograd.grad(outputs, leaves, retain_graph=retain_graph, allow_unused=True)
     return np.array([0.0 if g is None else float(g) for g in grads])
@@ -123,7 +126,7 @@ class GradientOptimizer:
         Bounds enforced by projection after every step (``±inf`` for none).
     """
 
-    def __init__(self, algorithm, values, learning_rate, lower=None, upper=None, decay_steps=None):
+    def __init__(self, algorithm, values, learning_rate, lower=None, upper=None):
         require_autograd(f"the {algorithm!r} driver")
         torch = _torch()
         self.leaves = _leaves(values)
@@ -167,7 +170,8 @@ class GradientOptimizer:
         def closure():
             optimizer.zero_grad(set_to_none=False)
             loss = loss_fn(self.leaves)
-            loss.backward()
+            if loss.requires_grad:  # else no variable reaches the loss: zero gradient
+                loss.backward()
             if not first:
                 first["loss"] = float(loss.detach())
                 first["grad"] = _as_numpy([leaf.grad for leaf in self.leaves])

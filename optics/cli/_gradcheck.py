@@ -16,7 +16,9 @@ def register(subparsers):
         "surfaces[3].coefficients[2], surfaces[6].coefficients[1][2], surfaces[1].terms[0], "
         "surfaces[2].material.index (see docs/surfaces.md).",
     )
-    parser.add_argument("lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name")
+    parser.add_argument(
+        "lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name"
+    )
     parser.add_argument(
         "--param",
         dest="params",

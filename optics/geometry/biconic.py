@@ -107,8 +107,9 @@ class Toroidal(NewtonRaphsonGeometry):
     type_name = "toroidal"
     spec_keys = NewtonRaphsonGeometry.spec_keys + ("radius_rotation", "coefficients")
 
-    def __init__(self, radius=math.inf, conic=0.0, radius_rotation=math.inf, coefficients=(),
-                 **solver):
+    def __init__(
+        self, radius=math.inf, conic=0.0, radius_rotation=math.inf, coefficients=(), **solver
+    ):
         super().__init__(radius, conic, **solver)
         self.radius_rotation = radius_rotation
         self.coefficients = list(coefficients)

@@ -86,7 +86,9 @@ class QBFS(_ForbesSurface):
         super().__init__(radius, conic, **solver)
         self.terms = list(terms)
         self.norm_radius = norm_radius
-        self._prepared = PreparedCache(lambda terms, like: prepare_qbfs(coefficient_array(terms, like)))
+        self._prepared = PreparedCache(
+            lambda terms, like: prepare_qbfs(coefficient_array(terms, like))
+        )
 
     def normalized_departure(self, u_x, u_y, u2):
         if not self.terms:
@@ -100,13 +102,18 @@ class QBFS(_ForbesSurface):
 
     @classmethod
     def from_spec(cls, spec, where):
-        return cls(terms=number_list(spec, "terms", where),
-                   norm_radius=number(spec, "norm_radius", where, positive=True),
-                   **common_from_spec(spec, where))
+        return cls(
+            terms=number_list(spec, "terms", where),
+            norm_radius=number(spec, "norm_radius", where, positive=True),
+            **common_from_spec(spec, where),
+        )
 
     def to_spec(self):
-        return {**common_to_spec(self), "terms": plain(self.terms),
-                "norm_radius": plain(self.norm_radius)}
+        return {
+            **common_to_spec(self),
+            "terms": plain(self.terms),
+            "norm_radius": plain(self.norm_radius),
+        }
 
 
 def _q2d_rows(coefficients, like):
@@ -163,38 +170,50 @@ class Q2D(_ForbesSurface):
         if not isinstance(terms, (list, tuple)):
             raise LensFileError(
                 f"{where}: key 'coefficients' must be a list of "
-                f"{{ type = \"a\" | \"b\", m, n, value }} tables, not {terms!r}"
+                f'{{ type = "a" | "b", m, n, value }} tables, not {terms!r}'
             )
         checked = [_q2d_term(term, i, where) for i, term in enumerate(terms)]
         seen = set()
         for term in checked:
             key = (term["type"], term["m"], term["n"])
             if key in seen:
-                raise LensFileError(f"{where}: key 'coefficients' lists the term "
-                                    f"type = {key[0]!r}, m = {key[1]}, n = {key[2]} twice")
+                raise LensFileError(
+                    f"{where}: key 'coefficients' lists the term "
+                    f"type = {key[0]!r}, m = {key[1]}, n = {key[2]} twice"
+                )
             seen.add(key)
-        return cls(coefficients=checked,
-                   norm_radius=number(spec, "norm_radius", where, positive=True),
-                   **common_from_spec(spec, where))
+        return cls(
+            coefficients=checked,
+            norm_radius=number(spec, "norm_radius", where, positive=True),
+            **common_from_spec(spec, where),
+        )
 
     def to_spec(self):
-        return {**common_to_spec(self), "coefficients": plain(self.coefficients),
-                "norm_radius": plain(self.norm_radius)}
+        return {
+            **common_to_spec(self),
+            "coefficients": plain(self.coefficients),
+            "norm_radius": plain(self.norm_radius),
+        }
 
 
 def _q2d_term(term, i, where):
     """One checked q2d coefficient table."""
     here = f"{where}: coefficients[{i}]"
     if not isinstance(term, dict) or set(term) != {"type", "m", "n", "value"}:
-        raise LensFileError(f"{here} must be a table with exactly the keys type, m, n, value; "
-                            f"got {term!r}")
+        raise LensFileError(
+            f"{here} must be a table with exactly the keys type, m, n, value; got {term!r}"
+        )
     if term["type"] not in ("a", "b"):
-        raise LensFileError(f"{here}: 'type' must be \"a\" or \"b\", not {term['type']!r}")
+        raise LensFileError(f'{here}: \'type\' must be "a" or "b", not {term["type"]!r}')
     for key in ("m", "n"):
         value = term[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise LensFileError(f"{here}: '{key}' must be an integer >= 0, not {value!r}")
     if term["type"] == "b" and term["m"] == 0:
         raise LensFileError(f"{here}: a 'b' (sin) term needs m >= 1")
-    return {"type": term["type"], "m": term["m"], "n": term["n"],
-            "value": number(term, "value", here)}
+    return {
+        "type": term["type"],
+        "m": term["m"],
+        "n": term["n"],
+        "value": number(term, "value", here),
+    }

@@ -87,8 +87,9 @@ class XYPolynomial(NewtonRaphsonGeometry):
 
     @classmethod
     def from_spec(cls, spec, where):
-        return cls(coefficients=number_matrix(spec, "coefficients", where),
-                   **common_from_spec(spec, where))
+        return cls(
+            coefficients=number_matrix(spec, "coefficients", where), **common_from_spec(spec, where)
+        )
 
     def to_spec(self):
         return {**common_to_spec(self), "coefficients": plain(self.coefficients)}
@@ -114,13 +115,14 @@ class Chebyshev(NewtonRaphsonGeometry):
     type_name = "chebyshev"
     spec_keys = NewtonRaphsonGeometry.spec_keys + ("coefficients", "norm_x", "norm_y")
 
-    def __init__(self, radius, conic=0.0, coefficients=((0.0,),), norm_x=1.0, norm_y=1.0,
-                 **solver):
+    def __init__(self, radius, conic=0.0, coefficients=((0.0,),), norm_x=1.0, norm_y=1.0, **solver):
         super().__init__(radius, conic, **solver)
         self.coefficients = [list(row) for row in coefficients]
         if len({len(row) for row in self.coefficients}) != 1 or not self.coefficients[0]:
-            raise ValueError(f"Chebyshev coefficients must be a non-empty rectangular matrix, "
-                             f"got rows of lengths {[len(r) for r in self.coefficients]}")
+            raise ValueError(
+                f"Chebyshev coefficients must be a non-empty rectangular matrix, "
+                f"got rows of lengths {[len(r) for r in self.coefficients]}"
+            )
         self.norm_x = norm_x
         self.norm_y = norm_y
 
@@ -154,8 +156,12 @@ class Chebyshev(NewtonRaphsonGeometry):
         )
 
     def to_spec(self):
-        return {**common_to_spec(self), "coefficients": plain(self.coefficients),
-                "norm_x": plain(self.norm_x), "norm_y": plain(self.norm_y)}
+        return {
+            **common_to_spec(self),
+            "coefficients": plain(self.coefficients),
+            "norm_x": plain(self.norm_x),
+            "norm_y": plain(self.norm_y),
+        }
 
 
 def _chebyshev_basis(u, n_max):
@@ -213,8 +219,9 @@ class Zernike(NewtonRaphsonGeometry):
     type_name = "zernike"
     spec_keys = NewtonRaphsonGeometry.spec_keys + ("coefficients", "norm_radius", "ordering")
 
-    def __init__(self, radius, conic=0.0, coefficients=(), norm_radius=1.0, ordering="noll",
-                 **solver):
+    def __init__(
+        self, radius, conic=0.0, coefficients=(), norm_radius=1.0, ordering="noll", **solver
+    ):
         super().__init__(radius, conic, **solver)
         self.coefficients = list(coefficients)
         self.norm_radius = norm_radius
@@ -235,18 +242,26 @@ class Zernike(NewtonRaphsonGeometry):
         ordering = spec.get("ordering", "noll")
         if ordering not in ZERNIKE_ORDERINGS:
             raise LensFileError(
-                f"{where}: key 'ordering' must be one of {list(ZERNIKE_ORDERINGS)}, not {ordering!r}"
+                f"{where}: key 'ordering' must be one of {list(ZERNIKE_ORDERINGS)}, "
+                f"not {ordering!r}"
             )
         coefficients = number_list(spec, "coefficients", where)
         if ordering == "fringe" and len(coefficients) > FRINGE_MAX_INDEX:
             raise LensFileError(
                 f"{where}: key 'coefficients' has {len(coefficients)} terms; "
-                f"Fringe ordering stops at {FRINGE_MAX_INDEX} (use ordering = \"noll\")"
+                f'Fringe ordering stops at {FRINGE_MAX_INDEX} (use ordering = "noll")'
             )
-        return cls(coefficients=coefficients,
-                   norm_radius=number(spec, "norm_radius", where, positive=True),
-                   ordering=ordering, **common_from_spec(spec, where))
+        return cls(
+            coefficients=coefficients,
+            norm_radius=number(spec, "norm_radius", where, positive=True),
+            ordering=ordering,
+            **common_from_spec(spec, where),
+        )
 
     def to_spec(self):
-        return {**common_to_spec(self), "coefficients": plain(self.coefficients),
-                "norm_radius": plain(self.norm_radius), "ordering": self.ordering}
+        return {
+            **common_to_spec(self),
+            "coefficients": plain(self.coefficients),
+            "norm_radius": plain(self.norm_radius),
+            "ordering": self.ordering,
+        }

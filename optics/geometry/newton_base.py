@@ -230,12 +230,13 @@ class _SurfaceRoot:
             if subset is None or self.slopes is None:
                 self.slopes = (sx, sy)
             else:
-                self.slopes = tuple(be.scatter(old, subset, new)
-                                    for old, new in zip(self.slopes, (sx, sy)))
+                self.slopes = tuple(
+                    be.scatter(old, subset, new) for old, new in zip(self.slopes, (sx, sy))
+                )
         return residual, slope, scale
 
     def evaluate_masked(self, t, mask):
-        """(F, F_t, scale) at t where ``mask``; elsewhere at the vertex along +z (finite, discarded)."""
+        """(F, F_t, scale) at t where ``mask``; elsewhere at the vertex along +z (discarded)."""
         vertex_ray = (0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
         rays = [be.where(mask, a, b) for a, b in zip(self.rays, vertex_ray)]
         return _SurfaceRoot(self.geometry, rays).evaluate(be.where(mask, t, 0.0))

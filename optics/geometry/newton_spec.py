@@ -76,8 +76,12 @@ def number_matrix(spec, key, where, *, rectangular=False) -> list:
     value = spec.get(key)
     if value is None:
         raise LensFileError(f"{where}: missing key '{key}'")
-    bad = not isinstance(value, (list, tuple)) or not value or not all(
-        isinstance(row, (list, tuple)) and all(_is_number(v) for v in row) for row in value
+    bad = (
+        not isinstance(value, (list, tuple))
+        or not value
+        or not all(
+            isinstance(row, (list, tuple)) and all(_is_number(v) for v in row) for row in value
+        )
     )
     if bad:
         raise LensFileError(

@@ -10,8 +10,17 @@ from .forbes import Q2D, QBFS
 from .freeforms import Chebyshev, XYPolynomial, Zernike
 from .newton_base import NewtonRaphsonGeometry, forced_iterations
 
-NEWTON_TYPES = (EvenAsphere, OddAsphere, XYPolynomial, Chebyshev, Zernike, QBFS, Q2D, Biconic,
-                Toroidal)
+NEWTON_TYPES = (
+    EvenAsphere,
+    OddAsphere,
+    XYPolynomial,
+    Chebyshev,
+    Zernike,
+    QBFS,
+    Q2D,
+    Biconic,
+    Toroidal,
+)
 
 __all__ = [cls.__name__ for cls in NEWTON_TYPES] + [
     "NEWTON_TYPES",

@@ -111,8 +111,7 @@ def optimize(
     finally:
         recorder.close()
     best = recorder.best_point()
-    problem.finish(best)
-    after = problem.report(best)
+    after = problem.report(best)  # also leaves the optic at the best point
     return OptimizationResult(
         driver=driver,
         merit_before=merit_before,

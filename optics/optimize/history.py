@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import ConfigurationError
+
 
 @dataclass(frozen=True, eq=False)
 class StepRecord:
@@ -60,10 +62,10 @@ class StopCriteria:
 
     def __post_init__(self):
         if isinstance(self.steps, bool) or not isinstance(self.steps, int) or self.steps < 0:
-            raise ValueError(f"steps must be a non-negative integer, not {self.steps!r}")
+            raise ConfigurationError(f"steps must be a non-negative integer, not {self.steps!r}")
         for name in ("merit_tol", "grad_tol"):
             if not getattr(self, name) >= 0:
-                raise ValueError(f"{name} must be >= 0, not {getattr(self, name)!r}")
+                raise ConfigurationError(f"{name} must be >= 0, not {getattr(self, name)!r}")
 
     def reason(self, records) -> str | None:
         """Why to stop after the last record, or None to go on."""
@@ -116,7 +118,8 @@ class Recorder:
         Maps scaled variables u (ndarray (n,)) to values in their own units.
     stop : StopCriteria
     callback : callable, optional
-        ``callback(record) -> bool``; returning True stops the run.
+        ``callback(record) -> bool``, called with every record; returning
+        True stops the run.
     progress : bool
         Show a tqdm bar (when tqdm is installed).
     """
@@ -146,8 +149,9 @@ class Recorder:
         if self._bar is not None:
             self._bar.n = min(entry.step, self._bar.total)
             self._bar.set_postfix_str(f"merit {entry.merit:.6g}", refresh=True)
+        stop_requested = self._callback is not None and self._callback(entry)
         reason = self.stop.reason(self.history.records)
-        if reason is None and self._callback is not None and self._callback(entry):
+        if reason is None and stop_requested:
             reason = "stopped by the callback"
         if reason is not None:
             self.message = self.message or reason

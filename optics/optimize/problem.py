@@ -109,7 +109,7 @@ class Problem:
         return self.variables.physical(u)
 
     def report(self, u) -> list[dict]:
-        """Per-operand rows (see :meth:`Merit.report`) at u."""
+        """Per-operand rows (see :meth:`Merit.report`) at u, leaving the optic at u."""
         self.variables.apply(np.asarray(u, dtype=float))
         return self.merit.report(self.optic)
 

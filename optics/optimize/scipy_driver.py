@@ -2,11 +2,10 @@
 
 Both see the scaled variables u, and the merit in units of its start
 value, so that SciPy's partly absolute tolerances act relative to it.
-Derivatives come from the problem: the
-exact autograd Jacobian (gradient) on Torch, passed to SciPy as ``jac``;
-central finite differences on NumPy.  Each Jacobian evaluation happens at an
-accepted iterate, so that is where a step is recorded and where the stop
-criteria and the callback can end the run.
+Derivatives come from the problem: the exact autograd Jacobian (gradient) on
+Torch, passed to SciPy as ``jac``; central finite differences on NumPy.  Each
+Jacobian evaluation happens at an accepted iterate, so that is where a step
+is recorded and where the stop criteria and the callback can end the run.
 """
 
 from __future__ import annotations
@@ -67,7 +66,8 @@ def run_least_squares(problem, recorder, method="trf"):
     stop = recorder.stop
     options = {"ftol": stop.merit_tol or None, "gtol": stop.grad_tol or None, "xtol": 1e-12}
     if method == "lm":  # MINPACK wants every tolerance above machine epsilon
-        options = {k: max(v or 0.0, 1e-15) for k, v in options.items()}
+        floor = 10 * np.finfo(float).eps
+        options = {k: max(v or 0.0, floor) for k, v in options.items()}
     try:
         result = least_squares(
             residuals,
@@ -84,8 +84,7 @@ def run_least_squares(problem, recorder, method="trf"):
     if not np.array_equal(u, recorder.last_point):
         r, jac = problem.jacobian(u)
         recorder.record(recorder.step + 1, r @ r, u, 2.0 * jac.T @ r)
-    elif not recorder.message:
-        recorder.message = result.message
+    recorder.message = recorder.message or result.message
     return u
 
 
@@ -136,8 +135,7 @@ def run_minimize(problem, recorder):
     if not np.array_equal(result.x, recorder.last_point):
         value, gradient = problem.value_and_gradient(result.x)
         recorder.record(recorder.step + 1, value, result.x, gradient)
-    if not recorder.message:
-        recorder.message = str(result.message)
+    recorder.message = recorder.message or str(result.message)
     return result.x
 
 

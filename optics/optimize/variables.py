@@ -117,8 +117,7 @@ class VariableSet:
         self.optic = optic
         self.variables = list(variables)
         start = np.array([_read(optic, v.path) for v in self.variables])
-        lower, upper = np.array([v.bounds for v in self.variables]).T.reshape(2, -1)
-        self.start = np.clip(start, lower, upper)
+        self.start = np.clip(start, *self.bounds())
         self.scales = np.array([_default_scale(v, x) for v, x in zip(self.variables, self.start)])
 
     def __len__(self):
@@ -133,9 +132,14 @@ class VariableSet:
         """Fill the scales still NaN from ``scales`` (ndarray (n,), positive)."""
         self.scales = np.where(np.isnan(self.scales), scales, self.scales)
 
+    def bounds(self):
+        """(lower, upper) in the parameters' units, ndarrays (n,) with ±inf for none."""
+        lower, upper = np.array([v.bounds for v in self.variables]).T.reshape(2, -1)
+        return lower, upper
+
     def scaled_bounds(self):
         """(lower, upper) of u, ndarrays (n,) with ±inf for none."""
-        lower, upper = np.array([v.bounds for v in self.variables]).T.reshape(2, -1)
+        lower, upper = self.bounds()
         return (lower - self.start) / self.scales, (upper - self.start) / self.scales
 
     def physical(self, u):
@@ -158,29 +162,23 @@ class VariableSet:
         for variable, value in zip(self.variables, values):
             set_param(self.optic, variable.path, value)
 
-    def write(self, x):
-        """Set the parameters to the physical values ``x`` (ndarray (n,)) as Python floats."""
-        self.apply((np.asarray(x, dtype=float) - self.start) / self.scales)
-
     def detach_other_parameters(self):
-        """Detach every tensor on the optic that requires grad (variables are reset by apply)."""
+        """Detach every tensor on the optic's surfaces that requires grad.
+
+        Surfaces, their geometries and materials are searched (nested lists
+        and tuples included); the variables themselves are set by :meth:`apply`.
+        """
         for surface in self.optic.surfaces:
-            _detach_fields(surface, depth=3)
+            _detach_attributes(surface, depth=2)
 
 
 def _read(optic, path) -> float:
     from ..params import get_param
 
     try:
-        value = get_param(optic, path)
+        value = float(be.to_numpy(get_param(optic, path)))
     except OpticsError as exc:
         raise ConfigurationError(f"variable {path}: {exc}") from exc
-    except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
-        raise ConfigurationError(f"variable {path}: no such numeric parameter ({exc})") from exc
-    try:
-        value = float(be.to_numpy(value))
-    except (TypeError, ValueError) as exc:
-        raise ConfigurationError(f"variable {path} is not a single number: {value!r}") from exc
     if not math.isfinite(value):
         hint = " (a plane: vary its curvature instead)" if path.endswith("radius") else ""
         raise ConfigurationError(f"variable {path} starts at {value}, not a finite number{hint}")
@@ -195,42 +193,29 @@ def _default_scale(variable, start) -> float:
     return math.nan
 
 
-def _detach_fields(obj, depth):
-    """Replace tensors requiring grad in obj's attributes (and nested lists) by detached copies."""
-    if depth < 0 or obj is None or isinstance(obj, (str, int, float, bool)):
-        return
-    names = (
-        [f.name for f in dataclasses.fields(obj)]
-        if dataclasses.is_dataclass(obj)
-        else list(vars(obj))
-        if hasattr(obj, "__dict__")
-        else []
-    )
+def _detached(value):
+    """``value`` with every tensor requiring grad detached; containers copied only if needed."""
+    if isinstance(value, (list, tuple)):
+        items = [_detached(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value)) else type(value)(items)
+    if be.is_array(value) and be.requires_grad(value):
+        return be.detach(value)
+    return value
+
+
+def _detach_attributes(obj, depth):
+    """Detach grad-requiring tensors in obj's attributes, and in their attributes to ``depth``."""
+    if dataclasses.is_dataclass(obj):
+        names = [f.name for f in dataclasses.fields(obj)]
+    else:
+        names = list(getattr(obj, "__dict__", ()))
     for name in names:
         value = getattr(obj, name)
-        if _requires_grad(value):
-            _set(obj, name, be.detach(value))
-        elif isinstance(value, list):
-            setattr(obj, name, _detached_list(value))
-        elif isinstance(value, tuple):
-            _set(obj, name, tuple(_detached_list(list(value))))
-        else:
-            _detach_fields(value, depth - 1)
-
-
-def _detached_list(items):
-    return [
-        _detached_list(v) if isinstance(v, list) else be.detach(v) if _requires_grad(v) else v
-        for v in items
-    ]
-
-
-def _requires_grad(value) -> bool:
-    return be.is_array(value) and be.requires_grad(value)
-
-
-def _set(obj, name, value):
-    try:
-        setattr(obj, name, value)
-    except dataclasses.FrozenInstanceError:
-        object.__setattr__(obj, name, value)
+        new = _detached(value)
+        if new is not value:
+            try:
+                setattr(obj, name, new)
+            except dataclasses.FrozenInstanceError:
+                object.__setattr__(obj, name, new)
+        elif depth > 0 and hasattr(value, "__dict__") and not be.is_array(value):
+            _detach_attributes(value, depth - 1)
