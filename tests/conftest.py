@@ -1,7 +1,8 @@
 """Shared fixtures: run backend-sensitive tests on NumPy and on Torch.
 
 ``OPTICS_TEST_BACKENDS`` (comma-separated, e.g. "numpy") narrows the set;
-torch cases skip cleanly when torch is not installed.
+torch cases skip cleanly when torch is not installed.  Tests marked ``slow``
+run only with ``--runslow`` or ``OPTICS_RUN_SLOW=1``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,24 @@ def _requested_backends():
 
 
 BACKENDS = _requested_backends()
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--runslow", action="store_true", default=False,
+        help="also run tests marked slow (inductor compiles); or set OPTICS_RUN_SLOW=1",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip ``@pytest.mark.slow`` tests unless --runslow or OPTICS_RUN_SLOW=1 asks for them."""
+    wanted = config.getoption("--runslow", default=False)
+    if wanted or os.environ.get("OPTICS_RUN_SLOW", "") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow or OPTICS_RUN_SLOW=1")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
 
 
 def _backend_param(name):

@@ -480,3 +480,14 @@ def test_every_contract_name_is_public_and_exercised_here():
     missing = [n for n in CONTRACT if n not in exercised and f"be.{n}(" not in source]
     assert not missing, f"contract names without a test here: {missing}"
     assert set(CONTRACT) <= set(be.__all__)
+
+
+def test_array_of_tensors_and_numbers_keeps_the_tensor_float_dtype():
+    torch = pytest.importorskip("torch")
+    with be.using("torch"):
+        leaf = be.parameter(1.0)
+        stacked = be.asarray([[leaf, 0.1], [0.2, 0.3]])
+        assert stacked.dtype == torch.float64
+        assert stacked[0, 1].item() == 0.1  # not rounded through float32
+        stacked.sum().backward()
+        assert leaf.grad.item() == 1.0

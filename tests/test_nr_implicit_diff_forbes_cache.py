@@ -10,13 +10,10 @@ by ``backward()`` (no graph may be shared between them).
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from _newton_cases import Q2D_TERMS, as_backend, checked_fd, fd_noise, ray_batch
 
 from optics import backend as be
 from optics.geometry.newton_types import Q2D, QBFS
-
-torch = pytest.importorskip("torch")
 
 TERMS = [0.01, -0.002, 0.001, 0.0005]
 
@@ -46,6 +43,8 @@ def _fd_by_term(index):
 
 
 def _autograd_by_term(geometry, leaf):
+    import torch
+
     t, hit = geometry.intersect(*as_backend(ray_batch()))
     assert bool(be.all(hit))
     (gradient,) = torch.autograd.grad(t.sum(), leaf)
@@ -65,6 +64,8 @@ def test_a_cache_first_built_inside_the_no_grad_primal_gives_correct_gradients(t
 
 
 def test_the_gradient_reaches_every_term(torch_backend):
+    import torch
+
     geometry = _qbfs()
     leaves = [be.parameter(v) for v in TERMS]
     geometry.terms = list(leaves)
@@ -97,6 +98,8 @@ def test_assigning_a_term_invalidates_the_cache(backend):
 
 
 def test_an_in_place_tensor_update_invalidates_the_cache(torch_backend):
+    import torch
+
     geometry = _qbfs()
     geometry.terms[0] = leaf = be.parameter(TERMS[0])
     x, y = _points()
@@ -135,6 +138,8 @@ def test_repeated_backward_over_fresh_traces(torch_backend):
 
 
 def test_gradients_after_an_optimizer_step_are_those_at_the_new_value(torch_backend):
+    import torch
+
     geometry = _qbfs()
     geometry.terms[1] = leaf = be.parameter(TERMS[1])
     rays = as_backend(ray_batch())
@@ -158,6 +163,8 @@ def test_gradients_after_an_optimizer_step_are_those_at_the_new_value(torch_back
 
 
 def test_a_q2d_gradient_survives_a_cache_built_without_gradients(torch_backend):
+    import torch
+
     geometry = Q2D(30.0, -0.3, Q2D_TERMS, norm_radius=10.0)
     geometry.coefficients[2]["value"] = leaf = be.parameter(Q2D_TERMS[2]["value"])
     x, y = _points()

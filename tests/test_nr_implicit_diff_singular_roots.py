@@ -12,12 +12,9 @@ import re
 import warnings
 
 import numpy as np
-import pytest
 
 from optics import backend as be
 from optics.geometry.newton_types import Chebyshev, EvenAsphere, XYPolynomial
-
-torch = pytest.importorskip("torch")
 
 
 def _rays(rows):
@@ -69,6 +66,8 @@ def _gradients(geometry, rows):
 
 
 def test_regular_rays_keep_their_gradients_next_to_rejected_rays(torch_backend):
+    import torch
+
     mixed = [REGULAR[0], BEYOND_THE_SPHERE, REGULAR[1], TANGENT, REGULAR[2]]
     _, hit, leaves, _, _, _ = _gradients(_asphere(), mixed)
     _, hit_alone, leaves_alone, _, _, _ = _gradients(_asphere(), REGULAR)
@@ -80,6 +79,8 @@ def test_regular_rays_keep_their_gradients_next_to_rejected_rays(torch_backend):
 
 
 def test_rejected_rays_get_exactly_zero_gradient_and_never_nan(torch_backend):
+    import torch
+
     mixed = [REGULAR[0], BEYOND_THE_SPHERE, TANGENT]
     t, _, leaves, coefficient, radius, _ = _gradients(_asphere(), mixed)
     assert torch.isfinite(t).all()
@@ -90,6 +91,8 @@ def test_rejected_rays_get_exactly_zero_gradient_and_never_nan(torch_backend):
 
 
 def test_the_parameter_gradient_counts_only_the_regular_rays(torch_backend):
+    import torch
+
     mixed = [REGULAR[0], BEYOND_THE_SPHERE, REGULAR[1], TANGENT, REGULAR[2]]
     _, _, _, coefficient, radius, _ = _gradients(_asphere(), mixed)
     _, _, _, coefficient_alone, radius_alone, _ = _gradients(_asphere(), REGULAR)
@@ -154,6 +157,7 @@ def test_a_clean_batch_warns_nothing(backend):
 
 
 def test_rejected_rays_reach_the_image_with_finite_numbers(torch_backend):
+    import torch
     from _newton_cases import singlet_with
 
     from optics.trace import trace_rays

@@ -265,3 +265,15 @@ def test_a_plane_based_surface_seeds_from_the_vertex_plane(backend):
     t, hit = geometry.intersect(x, y, z, L, M, N)
     residual = geometry.sag(x + t * L, y + t * M) - (z + t * N)
     assert bool(be.all(hit)) and float(be.max(be.abs(residual))) <= 1e-10
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sag_slopes_and_their_autograd_are_finite_at_the_vertex(name, torch_backend):
+    import torch
+
+    x = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+    y = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+    values = make(name).sag_and_gradient(x, y)
+    assert all(bool(torch.isfinite(v).all()) for v in values)
+    sum(v.sum() for v in values).backward()
+    assert torch.isfinite(x.grad).all() and torch.isfinite(y.grad).all()

@@ -191,7 +191,9 @@ def _torch_dtype(dtype):
 def asarray(obj, dtype=None, device=None, copy=False):
     dtype = _torch_dtype(dtype)
     if isinstance(obj, (list, tuple)) and _holds_tensor(obj):
-        # Stack grad-carrying scalars instead of copying their values out.
+        # Stack grad-carrying scalars instead of copying their values out; plain
+        # numbers beside them take the tensors' float dtype (never torch's float32 default).
+        dtype = dtype or _common_float_dtype(obj)
         obj = torch.stack([asarray(o, dtype=dtype, device=device) for o in obj])
     if isinstance(obj, torch.Tensor):
         out = obj.to(dtype=dtype or obj.dtype, device=device or obj.device)
@@ -200,6 +202,22 @@ def asarray(obj, dtype=None, device=None, copy=False):
         obj = obj.astype(obj.dtype.newbyteorder("="))
     out = torch.as_tensor(obj, dtype=dtype, device=device)
     return out.clone() if copy else out
+
+
+def _common_float_dtype(seq):
+    dtypes = [t.dtype for t in _tensors(seq) if t.is_floating_point()]
+    result = dtypes[0] if dtypes else torch.float64
+    for d in dtypes[1:]:
+        result = torch.promote_types(result, d)
+    return result
+
+
+def _tensors(seq):
+    for o in seq:
+        if isinstance(o, torch.Tensor):
+            yield o
+        elif isinstance(o, (list, tuple)):
+            yield from _tensors(o)
 
 
 def _holds_tensor(seq):
