@@ -39,16 +39,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import backend as be
+from ._compiled_inputs import PerRayViews, media_indices, padded, topology, unpadded
 from .errors import ConfigurationError
 from .fields import launch_rays, object_space_field
 from .frames import surface_frames
-from .geometry.newton_base import forced_iteration_count, forced_iterations
+from .geometry.newton_base import (
+    NewtonRaphsonGeometry,
+    forced_iteration_count,
+    forced_iterations,
+)
 from .paraxial import paraxial
 from .rays import Rays
-from .surfaces import media
 from .trace import through_surface
 
 __all__ = [
+    "DEFAULT_COMPILER",
     "DEFAULT_NEWTON_ITERATIONS",
     "batch_bucket",
     "cache_entries",
@@ -58,11 +63,33 @@ __all__ = [
     "trace_rays_compiled",
 ]
 
+#: TorchDynamo backend used when a caller does not name one (tests set "aot_eager").
+DEFAULT_COMPILER = "inductor"
 #: Masked Newton steps per surface in a compiled graph (seeded by the base conic,
 #: moderate departures converge in 3-6; a converged ray is frozen by the mask).
 DEFAULT_NEWTON_ITERATIONS = 12
-#: Inductor settings of the compiled trace (see :func:`_entry`).
-INDUCTOR_OPTIONS: dict = {}
+#: Inductor settings of the compiled trace.  By default Inductor stops fusing at 64
+#: nodes and writes any pointwise expression of more than 30-50 operations to
+#: memory; a sequential trace is thousands of pointwise operations per ray, so
+#: the defaults cut it into dozens of loops with the ray state stored between
+#: them.  Without those limits forward and backward are one loop each
+#: (measured on the Cooke triplet at 10^6 rays, 2 cores: forward 190 -> 305 M,
+#: forward+backward 17 -> 49 M ray·surfaces/s; compiling takes less time too).
+INDUCTOR_OPTIONS: dict = {
+    "max_fusion_size": 100_000,
+    "realize_opcount_threshold": 100_000,
+    "realize_cpu_opcount_threshold": 100_000,
+}
+#: How much the forward pass keeps for the backward pass (AOTAutograd's activation
+#: memory budget).  Keeping the default 1.0 the forward writes some 30 masks and
+#: intermediate values per ray, and writing that many arrays at once runs at a
+#: third of the speed of the no-grad graph; with 0.0 the forward keeps its inputs
+#: and the backward recomputes the rest in registers (Cooke triplet, 10^6 rays:
+#: forward+backward 69 -> 119 M ray·surfaces/s, 2.4 saved bytes per ray·surface).
+#: With Newton surfaces the backward would recompute the whole fixed-count
+#: iteration, so those graphs keep the default (Chebyshev variant: 40 M vs 38 M).
+MEMORY_BUDGET = 0.0
+NEWTON_MEMORY_BUDGET = 1.0
 #: Most compiled graphs kept; the least recently used is dropped first.
 MAX_CACHE_ENTRIES = 16
 _SMALLEST_BUCKET = 256
@@ -109,8 +136,9 @@ def batch_bucket(n: int) -> int:
     return 8 << k  # pragma: no cover - m = 8 always reaches n
 
 
-def trace_rays_compiled(optic, hx, hy, px, py, wavelength=None, *, compiler="inductor",
-                        newton_iterations=None):
+def trace_rays_compiled(
+    optic, hx, hy, px, py, wavelength=None, *, compiler=None, newton_iterations=None
+):
     """Trace real rays to the image surface as one compiled graph (torch backend).
 
     Parameters
@@ -123,10 +151,10 @@ def trace_rays_compiled(optic, hx, hy, px, py, wavelength=None, *, compiler="ind
         Normalized pupil coordinates; all inputs broadcast together.
     wavelength : float or array, optional
         Wavelength(s) in micrometres; the primary wavelength by default.
-    compiler : str
+    compiler : str, optional
         TorchDynamo backend: ``"inductor"`` (fused kernels, tens of seconds
         to compile on 2 cores) or ``"aot_eager"`` (no code generation; for
-        tests of the captured graph).
+        tests of the captured graph); :data:`DEFAULT_COMPILER` by default.
     newton_iterations : int, optional
         Masked Newton steps per Newton surface; by default the count of an
         enclosing ``forced_iterations`` block, else
@@ -146,7 +174,7 @@ def trace_rays_compiled(optic, hx, hy, px, py, wavelength=None, *, compiler="ind
     return _run("launch", optic, context, inputs, 4, compiler, newton_iterations)
 
 
-def propagate_compiled(optic, rays: Rays, *, compiler="inductor", newton_iterations=None):
+def propagate_compiled(optic, rays: Rays, *, compiler=None, newton_iterations=None):
     """:func:`optics.trace.propagate` (without ``record``) as one compiled graph.
 
     For callers that launch their own rays (merit functions).  Parameters as
@@ -190,6 +218,7 @@ def _require_compilable():
 
 def _prepare(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations):
     """Pad the per-ray inputs to the bucket; the kernel, its arguments and the cache key."""
+    compiler = DEFAULT_COMPILER if compiler is None else compiler
     iterations = newton_iterations
     if iterations is None:
         iterations = forced_iteration_count() or DEFAULT_NEWTON_ITERATIONS
@@ -197,23 +226,39 @@ def _prepare(kind, optic, context, inputs, wavelength_slot, compiler, newton_ite
     n = math.prod(shape)
     bucket = batch_bucket(n)
     per_ray = tuple(a.ndim > 0 for a in inputs)
-    flat = [_padded(a, shape, n, bucket) if varies else a for a, varies in zip(inputs, per_ray)]
+    views = PerRayViews(bucket)
+    flat = [
+        padded(a, shape, n, bucket) if varies else views(a) for a, varies in zip(inputs, per_ray)
+    ]
     surfaces = optic.surfaces
-    indices = _media_indices(surfaces, flat[wavelength_slot])
-    arguments = (surfaces, surface_frames(surfaces), indices, context, *flat)
+    viewed = {}  # one view per medium: the same object before and after means no refraction
+    indices = tuple(
+        viewed.setdefault(id(a), views(a)) for a in media_indices(surfaces, flat[wavelength_slot])
+    )
+    frames = [views.frame(frame) for frame in surface_frames(surfaces)]
+    if context is not None:
+        context = (context[0], views.dataclass(context[1]))
+    surfaces = [views.surface(surface) for surface in surfaces]
+    arguments = (surfaces, frames, indices, context, *flat)
     kinds = tuple((str(a.dtype), be.device_of(a)) for a in flat)
     options = tuple(sorted(INDUCTOR_OPTIONS.items())) if compiler == "inductor" else ()
-    key = (kind, _topology(optic), kinds, bucket, per_ray, compiler, options, iterations)
+    key = (kind, topology(optic), kinds, bucket, per_ray, compiler, options, iterations)
     kernel = _launch_and_trace if kind == "launch" else _trace_only
-    return _Call(kernel, arguments, key, iterations, shape, n)
+    newton = any(isinstance(s.geometry, NewtonRaphsonGeometry) for s in optic.surfaces)
+    budget = NEWTON_MEMORY_BUDGET if newton else MEMORY_BUDGET
+    return _Call(kernel, arguments, key, compiler, iterations, budget, shape, n)
 
 
 @dataclass(frozen=True)
 class _Call:
+    """One prepared call: the kernel, its arguments, and how to cache and unpad it."""
+
     kernel: object
     arguments: tuple
     key: tuple
+    compiler: str
     iterations: int
+    memory_budget: float
     shape: tuple
     n: int
 
@@ -221,14 +266,14 @@ class _Call:
 def _run(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations):
     """Call (compiling on first use) the cached graph, and cut the padding off its result."""
     call = _prepare(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations)
-    entry = _entry(call.key, call.kernel, compiler)
+    entry = _entry(call)
     started = time.perf_counter()
     with forced_iterations(call.iterations):
         out = entry.function(*call.arguments)
     if entry.calls == 0:
         entry.first_call_seconds = time.perf_counter() - started
     entry.calls += 1
-    fields = {name: _unpadded(getattr(out, name), call.shape, call.n) for name in _RAY_FIELDS}
+    fields = {name: unpadded(getattr(out, name), call.shape, call.n) for name in _RAY_FIELDS}
     fields["wavelength"] = inputs[wavelength_slot]
     return Rays(**fields)
 
@@ -245,47 +290,16 @@ def explain_trace(optic, hx, hy, px, py, wavelength=None, *, newton_iterations=N
         return be.explain_compile(call.kernel, *call.arguments)
 
 
-def _padded(array, shape, n, bucket):
-    """``array`` broadcast to ``shape``, flattened and padded to ``bucket`` with its first value."""
-    flat = be.reshape(be.broadcast_to(array, shape), (n,))
-    if bucket == n:
-        return flat
-    # The first entry repeated: a real ray of this batch, so the padding stays finite.
-    return be.concatenate([flat, be.broadcast_to(flat[:1], (bucket - n,))])
-
-
-def _unpadded(array, shape, n):
-    """The first n entries of a padded result, in the broadcast ``shape``."""
-    return be.reshape(array[:n], shape) if array.ndim else array
-
-
-def _media_indices(surfaces, wavelength):
-    """Index of the medium after each surface; one array object per distinct material."""
-    by_material, out = {}, []
-    for material, _ in media(surfaces):
-        key = id(material)
-        if key not in by_material:
-            by_material[key] = material.index(wavelength)
-        out.append(by_material[key])
-    return tuple(out)
-
-
-def _topology(optic):
-    """What fixes the structure of the graph, besides the parameter values."""
-    first_seen = {}
-    rows = []
-    for surface, (material, direction) in zip(optic.surfaces, media(optic.surfaces)):
-        slot = first_seen.setdefault(id(material), len(first_seen))
-        rows.append((type(surface.geometry).__qualname__, surface.is_mirror, slot, direction,
-                     surface.semi_diameter is None, surface.has_frame))
-    return (optic.object_at_infinity, tuple(rows))
-
-
-def _entry(key, kernel, compiler):
+def _entry(call):
+    """The cache entry of ``call``, created (not yet compiled) when missing."""
+    key, compiler = call.key, call.compiler
     entry = _CACHE.get(key)
     if entry is None:
         options = dict(INDUCTOR_OPTIONS) if compiler == "inductor" else None
-        entry = CompiledTrace(key, be.compile_function(kernel, compiler=compiler, options=options))
+        function = be.compile_function(
+            call.kernel, compiler=compiler, options=options, memory_budget=call.memory_budget
+        )
+        entry = CompiledTrace(key, function)
         _CACHE[key] = entry
         while len(_CACHE) > MAX_CACHE_ENTRIES:
             _CACHE.popitem(last=False)

@@ -97,17 +97,20 @@ def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
         L, M, N = dx * inv, dy * inv, dz * inv
         x, y, z = x0 + 0.0 * px, y0 + 0.0 * py, z0 + 0.0 * inv
     x, y, z, L, M, N = _broadcast(*(be.asarray(v) for v in (x, y, z, L, M, N)))
-    wavelength = be.asarray(wavelength)
-    zero = be.zeros_like(x)
+    # What is the same for every ray (one field's direction; the start intensity,
+    # path and mask) stays a read-only broadcast view: no pass over memory to
+    # fill it here; the first surface's arithmetic makes full arrays.
+    shape = tuple(x.shape)
+    seed = be.zeros_like(x if not shape else be.reshape(x, (-1,))[:1])
     return Rays(
         x=x,
         y=y,
-        z=z + zero,
-        L=L + zero,
-        M=M + zero,
-        N=N + zero,
-        wavelength=wavelength,
-        intensity=zero + 1.0,
-        opd=zero,
-        valid=be.isfinite(zero),
+        z=z,
+        L=L,
+        M=M,
+        N=N,
+        wavelength=be.asarray(wavelength),
+        intensity=be.broadcast_to(seed + 1.0, shape),
+        opd=be.broadcast_to(seed, shape),
+        valid=be.broadcast_to(be.isfinite(seed), shape),
     )

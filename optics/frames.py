@@ -25,7 +25,7 @@ class Frame:
 
     def to_local(self, x, y, z, L, M, N):
         """Global position and direction components to this surface's frame."""
-        dx, dy, dz = x - self.x, y - self.y, z - self.z
+        dx, dy, dz = _shift(x, self.x, -1.0), _shift(y, self.y, -1.0), _shift(z, self.z, -1.0)
         R = self.rotation
         if R is None:
             return dx, dy, dz, L, M, N
@@ -37,7 +37,14 @@ class Frame:
         if R is not None:
             x, y, z = _apply(R, x, y, z)
             L, M, N = _apply(R, L, M, N)
-        return x + self.x, y + self.y, z + self.z, L, M, N
+        return _shift(x, self.x, 1.0), _shift(y, self.y, 1.0), _shift(z, self.z, 1.0), L, M, N
+
+
+def _shift(a, offset, sign):
+    """a + sign * offset, skipping a plain zero offset (a whole-array pass saved per axis)."""
+    if isinstance(offset, (int, float)) and offset == 0:
+        return a
+    return a + offset if sign > 0 else a - offset
 
 
 def _apply(R, a, b, c):

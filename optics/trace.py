@@ -97,21 +97,26 @@ def through_surface(surface, frame, rays, before, after, index):
         L, M, N = reflect(L, M, N, nx, ny, nz)
     elif after is not before:
         nx, ny, nz = normal(x, y, z)
-        L, M, N, transmitted = refract(L, M, N, nx, ny, nz, n_before / index(after))
+        # A sphere's intersection knows the incidence cosine already (two passes, not five).
+        cos_i = normal.incidence_cosine() if hasattr(normal, "incidence_cosine") else None
+        L, M, N, transmitted = refract(L, M, N, nx, ny, nz, n_before / index(after), cos_i)
         valid = be.logical_and(valid, transmitted)
     x, y, z, L, M, N = frame.to_global(x, y, z, L, M, N)
     return Rays(x, y, z, L, M, N, rays.wavelength, rays.intensity, opd, valid)
 
 
-def refract(L, M, N, nx, ny, nz, mu):
+def refract(L, M, N, nx, ny, nz, mu, cos_i=None):
     """Vector Snell's law with relative index mu = n_before / n_after.
 
     Works for either orientation of the unit normal.  Returns the new
     direction and a mask that is False on total internal reflection (where the
-    direction is left finite but meaningless).
+    direction is left finite but meaningless).  ``cos_i``, the cosine
+    (L, M, N) · (nx, ny, nz), is computed unless given.
     """
-    cos_i = L * nx + M * ny + N * nz
-    k = 1.0 - mu * mu * (1.0 - cos_i * cos_i)
+    if cos_i is None:
+        cos_i = L * nx + M * ny + N * nz
+    mu2 = mu * mu  # a scalar (or per-ray with per-ray wavelengths)
+    k = (1.0 - mu2) + mu2 * (cos_i * cos_i)
     transmitted = k >= 0
     cos_t = be.sqrt(be.where(transmitted, k, 1.0))
     g = be.copysign(cos_t, cos_i) - mu * cos_i

@@ -31,7 +31,9 @@ BACKENDS = _requested_backends()
 
 def pytest_addoption(parser):
     parser.addoption(
-        "--runslow", action="store_true", default=False,
+        "--runslow",
+        action="store_true",
+        default=False,
         help="also run tests marked slow (inductor compiles); or set OPTICS_RUN_SLOW=1",
     )
 

@@ -19,6 +19,8 @@ from optics import compiled
 from optics.errors import ConfigurationError
 from optics.geometry.newton_types import Chebyshev
 from optics.io import load
+from optics.materials import ConstantIndex
+from optics.optimize.merit import Merit, Operand
 from optics.trace import trace_rays
 
 torch = pytest.importorskip("torch")
@@ -68,8 +70,9 @@ def assert_same_rays(actual, expected, atol=1e-12):
     for name in COMPONENTS:
         a, e = getattr(actual, name), getattr(expected, name)
         valid = be.to_numpy(expected.valid)
-        np.testing.assert_allclose(be.to_numpy(a)[valid], be.to_numpy(e)[valid], rtol=0,
-                                   atol=atol, err_msg=name)
+        np.testing.assert_allclose(
+            be.to_numpy(a)[valid], be.to_numpy(e)[valid], rtol=0, atol=atol, err_msg=name
+        )
 
 
 def eager_and_compiled(name, reach, compiler="aot_eager", grad=False):
@@ -82,8 +85,9 @@ def eager_and_compiled(name, reach, compiler="aot_eager", grad=False):
         results = []
         for run in (
             lambda: trace_rays(optic, *FIELD, px, py),
-            lambda: compiled.trace_rays_compiled(optic, *FIELD, px, py, compiler=compiler,
-                                                 newton_iterations=ITERATIONS),
+            lambda: compiled.trace_rays_compiled(
+                optic, *FIELD, px, py, compiler=compiler, newton_iterations=ITERATIONS
+            ),
         ):
             if grad:
                 rays = run()
@@ -120,6 +124,40 @@ def test_rejected_freeform_rays_match_and_get_finite_gradients(torch_backend):
         assert float(abs(a - e)) <= 1e-12 * max(1.0, float(abs(e)))
 
 
+def test_compiled_merit_equals_the_eager_merit_and_its_gradient(torch_backend, monkeypatch):
+    monkeypatch.setattr(compiled, "DEFAULT_COMPILER", "aot_eager")
+    optic = load("cooke_triplet")
+    leaves = trainable(optic)
+    values = []
+    for merit in (
+        Merit([Operand("rms_spot", rings=3)]),
+        Merit([Operand("rms_spot", rings=3)], compiled=True),
+    ):
+        value = merit(optic)
+        values.append((float(be.detach(value)), torch.autograd.grad(value, leaves)))
+    (eager, eager_grad), (fused, fused_grad) = values
+    assert fused == pytest.approx(eager, rel=1e-12, abs=0)
+    for a, e in zip(fused_grad, eager_grad):
+        assert float(abs(a - e)) <= 1e-12 * max(1.0, float(abs(e)))
+
+
+def test_gradients_reach_thicknesses_and_a_material_index(torch_backend):
+    optic = load("cooke_triplet")
+    optic.surfaces[2].thickness = be.parameter(optic.surfaces[2].thickness)
+    optic.surfaces[3].material = ConstantIndex(be.parameter(1.62))
+    leaves = [optic.surfaces[2].thickness, optic.surfaces[3].material.value]
+    px, py = pupil()
+    gradients = []
+    for run in (
+        lambda: trace_rays(optic, *FIELD, px, py),
+        lambda: compiled.trace_rays_compiled(optic, *FIELD, px, py, compiler="aot_eager"),
+    ):
+        gradients.append(torch.autograd.grad(spot_loss(run()), leaves))
+    for a, e in zip(*reversed(gradients)):
+        assert float(abs(e)) > 0
+        assert float(abs(a - e)) <= 1e-12 * max(1.0, float(abs(e)))
+
+
 def test_numpy_backend_refuses_compiled_with_a_clear_error():
     with be.using("numpy"):
         optic = load("cooke_triplet")
@@ -133,8 +171,10 @@ def test_record_is_refused_on_the_compiled_path(torch_backend):
         trace_rays(optic, 0.0, 0.0, 0.0, 0.0, record=True, compiled=True)
 
 
-@pytest.mark.parametrize(("n", "bucket"), [(1, 256), (256, 256), (257, 320), (1000, 1024),
-                                           (1025, 1280), (10**6, 1048576)])
+@pytest.mark.parametrize(
+    ("n", "bucket"),
+    [(1, 256), (256, 256), (257, 320), (1000, 1024), (1025, 1280), (10**6, 1048576)],
+)
 def test_batch_bucket_pads_by_at_most_a_quarter(n, bucket):
     assert compiled.batch_bucket(n) == bucket
     assert compiled.batch_bucket(bucket) == bucket
@@ -146,8 +186,9 @@ def test_the_cache_keys_on_topology_bucket_and_per_ray_inputs(torch_backend):
 
     def trace(optic, hy, x, y):
         with be.no_grad():
-            return compiled.trace_rays_compiled(optic, 0.0, hy, x, y, compiler="eager",
-                                                newton_iterations=1)
+            return compiled.trace_rays_compiled(
+                optic, 0.0, hy, x, y, compiler="eager", newton_iterations=1
+            )
 
     cooke = load("cooke_triplet")
     trace(cooke, 0.7, px, py)

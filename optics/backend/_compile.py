@@ -16,6 +16,7 @@ forced Newton iteration count).
 
 from __future__ import annotations
 
+import functools
 import sys
 import types
 from dataclasses import dataclass, field
@@ -74,8 +75,17 @@ def can_compile() -> bool:
     return _config.get_backend() == "torch"
 
 
-def compile_function(fn, *, compiler="inductor", dynamic=False, fullgraph=True, mode=None,
-                     options=None, private=True):
+def compile_function(
+    fn,
+    *,
+    compiler="inductor",
+    dynamic=False,
+    fullgraph=True,
+    mode=None,
+    options=None,
+    memory_budget=None,
+    private=True,
+):
     """``fn`` compiled into one graph with ``torch.compile``.
 
     Parameters
@@ -97,6 +107,12 @@ def compile_function(fn, *, compiler="inductor", dynamic=False, fullgraph=True, 
     options : dict, optional
         Inductor options (``torch._inductor.config`` names), e.g.
         ``{"max_fusion_size": 4096}``; only with ``compiler="inductor"``.
+    memory_budget : float, optional
+        AOTAutograd's activation memory budget for the graphs compiled by
+        calls of the result (``torch._functorch.config.activation_memory_budget``):
+        1.0 (the default) saves what its heuristics choose for the backward
+        pass, 0.0 saves as little as possible and recomputes the rest in the
+        backward pass.
     private : bool
         Compile a private copy of ``fn``'s code.  TorchDynamo keeps its graphs,
         and its limit of 8 recompilations, per code object; with a copy each
@@ -110,10 +126,23 @@ def compile_function(fn, *, compiler="inductor", dynamic=False, fullgraph=True, 
     """
     torch = _torch()
     if private:
-        fn = types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__,
-                                fn.__defaults__, fn.__closure__)
-    return torch.compile(fn, backend=compiler, dynamic=dynamic, fullgraph=fullgraph, mode=mode,
-                         options=options)
+        fn = types.FunctionType(
+            fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+        )
+    compiled = torch.compile(
+        fn, backend=compiler, dynamic=dynamic, fullgraph=fullgraph, mode=mode, options=options
+    )
+    if memory_budget is None:
+        return compiled
+    patch = torch._functorch.config.patch
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        # Graphs are partitioned when a call compiles them: the setting must hold then.
+        with patch(activation_memory_budget=memory_budget):
+            return compiled(*args, **kwargs)
+
+    return call
 
 
 @dataclass(frozen=True)

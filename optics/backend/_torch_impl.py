@@ -76,7 +76,20 @@ def _binary(fn):
     return binary
 
 
-arctan2, copysign, hypot = _binary(torch.atan2), _binary(torch.copysign), _binary(torch.hypot)
+arctan2, hypot = _binary(torch.atan2), _binary(torch.hypot)
+
+
+def _copysign(a, b):
+    # Autograd of torch.copysign keeps its input and its output for the backward
+    # pass; this form keeps a bool mask (and |a|'s input, which callers such as
+    # sqrt(...) keep anyway): 15 bytes less per element, the same values.
+    if a.requires_grad and torch.is_grad_enabled() and not torch.compiler.is_compiling():
+        magnitude = torch.abs(a)
+        return torch.where(torch.signbit(b), -magnitude, magnitude)
+    return torch.copysign(a, b)
+
+
+copysign = _binary(_copysign)
 maximum, minimum = _binary(torch.maximum), _binary(torch.minimum)
 logical_and, logical_or = _binary(torch.logical_and), _binary(torch.logical_or)
 

@@ -32,26 +32,50 @@ def conic_intersect(curvature, conic, x, y, z, L, M, N):
     t = −g / (b + sign(b) sqrt(b² − a g)), which is the root that stays finite
     (and equals the plane's −z/N) as the curvature goes to zero.  Rays that miss
     (negative discriminant) or land on the far sheet are not ``hit``; their t is
-    finite garbage so that no NaN reaches a gradient.
+    finite garbage so that no NaN reaches a gradient.  The direction (L, M, N)
+    must be a unit vector: then a = c (L² + M² + (1+k) N²) = c (1 + k N²), which
+    is the constant c on a sphere.
     """
+    t, hit, _ = _conic_roots(curvature, conic, x, y, z, L, M, N)
+    return t, hit
+
+
+def _conic_roots(curvature, conic, x, y, z, L, M, N):
+    """(t, hit, b) of :func:`conic_intersect`; b = c (x L + y M + (1+k) z N) − N (None: plane)."""
     if _is_plain_zero(curvature):
         t = -z / N
-        return t, be.isfinite(t)
+        return t, be.isfinite(t), None
     c = curvature
+    # Each full-array operation costs a pass over memory (see docs/performance.md):
+    # a sphere (k a plain 0) skips every factor (1 + k).
+    sphere = _is_plain_zero(conic)
     kp1 = 1.0 + conic
-    a = c * (L * L + M * M + kp1 * N * N)
-    b = c * (x * L + y * M + kp1 * z * N) - N
-    g = c * (x * x + y * y + kp1 * z * z) - 2.0 * z
+    a = c if sphere else c * (1.0 + conic * (N * N))
+    zN, zz = (z * N, z * z) if sphere else (kp1 * (z * N), kp1 * (z * z))
+    b = c * (x * L + y * M + zN) - N
+    g = c * (x * x + y * y + zz) - 2.0 * z
     disc = b * b - a * g
-    hit = disc >= 0
-    root = be.sqrt(be.where(hit, disc, 0.0))
-    denominator = b + be.copysign(root, b)
-    hit = be.logical_and(hit, denominator != 0)
-    t = -g / be.where(hit, denominator, 1.0)
+    if be.grad_active():
+        # No NaN may arise even where a mask later discards it: it would reach the
+        # gradient through the backward pass.  Misses get the finite t = -g.
+        hit = disc >= 0
+        root = be.sqrt(be.where(hit, disc, 0.0))
+        denominator = b + be.copysign(root, b)
+        hit = be.logical_and(hit, denominator != 0)
+        # g rather than -g: autograd keeps g already (for a g); a new -g would be kept too.
+        t = g / be.where(hit, -denominator, -1.0)
+    else:
+        # Without a graph a miss may go through NaN (sqrt of a negative discriminant,
+        # 0/0) and be caught at the end: three full-array passes fewer.  Misses get t = 0.
+        with be.quiet_float_errors():
+            t = g / -(b + be.copysign(be.sqrt(disc), b))
+        hit = be.isfinite(t)
+        t = be.where(hit, t, 0.0)
     # The far sheet of a closed conic has (1+k) c z >= 1 (normal z-component flips).
-    zh = z + t * N
-    hit = be.logical_and(hit, kp1 * c * zh < 1.0)
-    return t, hit
+    # A mask needs no graph: detached operands are not kept for the backward pass.
+    zh = be.detach(z) + be.detach(t) * be.detach(N)
+    hit = be.logical_and(hit, be.detach(c if sphere else kp1 * c) * zh < 1.0)
+    return t, hit, b
 
 
 def conic_normal(curvature, conic, x, y, z):
@@ -60,6 +84,10 @@ def conic_normal(curvature, conic, x, y, z):
         zero = be.zeros_like(x)
         return zero, zero, zero - 1.0
     c = curvature
+    if _is_plain_zero(conic):
+        # On a sphere |(c x, c y, c z − 1)|² = c (c r² − 2 z) + 1 = 1: a unit vector
+        # already (to round-off at a computed hit point), so no normalization.
+        return c * x, c * y, c * z - 1.0
     nx, ny, nz = c * x, c * y, (1.0 + conic) * c * z - 1.0
     inv = 1.0 / be.sqrt(nx * nx + ny * ny + nz * nz)
     return nx * inv, ny * inv, nz * inv
@@ -132,6 +160,13 @@ class Standard(Geometry):
     def normal(self, x, y, z):
         return conic_normal(self.curvature, self.conic, x, y, z)
 
+    def intersect_with_normal(self, x, y, z, L, M, N):
+        c = self.curvature
+        if _is_plain_zero(c) or not _is_plain_zero(self.conic):
+            return super().intersect_with_normal(x, y, z, L, M, N)
+        t, hit, b = _conic_roots(c, 0.0, x, y, z, L, M, N)
+        return t, hit, _SphereNormal(c, b, t)
+
     @classmethod
     def from_spec(cls, spec, where):
         radius = number(spec, "radius", where, math.inf)
@@ -144,6 +179,23 @@ class Standard(Geometry):
         if not _is_plain_zero(self.conic):
             spec["conic"] = _plain(self.conic)
         return spec
+
+
+class _SphereNormal:
+    """The unit normal (c x, c y, c z − 1) of a sphere, and the incidence cosine at the hit."""
+
+    __slots__ = ("curvature", "b", "t")
+
+    def __init__(self, curvature, b, t):
+        self.curvature, self.b, self.t = curvature, b, t
+
+    def __call__(self, x, y, z):
+        c = self.curvature
+        return c * x, c * y, c * z - 1.0
+
+    def incidence_cosine(self):
+        """n · d = c (p + t d) · d − N = b + c t for a unit direction d (2 passes, not 5)."""
+        return self.b + self.curvature * self.t
 
 
 def raise_zero_radius(where):

@@ -109,9 +109,14 @@ def required_arguments(name) -> list[str]:
 
 @dataclass
 class Merit:
-    """A list of operands and the merit Σ r² they define."""
+    """A list of operands and the merit Σ r² they define.
+
+    ``compiled=True`` traces the ray bundles as compiled graphs (torch
+    backend; see :mod:`optics.compiled`).
+    """
 
     operands: list
+    compiled: bool = False
 
     def __post_init__(self):
         if not self.operands:
@@ -119,7 +124,7 @@ class Merit:
 
     def values(self, optic) -> list:
         """Every operand's value (0-d arrays, gradients kept), in order."""
-        ctx = MeritContext(optic)
+        ctx = MeritContext(optic, compiled=self.compiled)
         return [operand.value(ctx) for operand in self.operands]
 
     def residuals(self, optic):

@@ -35,10 +35,14 @@ class MeritContext:
     ----------
     optic : Optic
         The system with the current variable values set on it.
+    compiled : bool
+        Trace the ray bundles as compiled graphs (torch backend; see
+        :mod:`optics.compiled`).
     """
 
-    def __init__(self, optic):
+    def __init__(self, optic, *, compiled=False):
         self.optic = optic
+        self.compiled = compiled
         self._first_order = None
         self._bundles = {}
 
@@ -98,7 +102,13 @@ class MeritContext:
         # Every surface type traces flat batches (n,): flatten, trace, restore.
         shape = tuple(np.broadcast_shapes(tuple(rays.x.shape), tuple(wavelength.shape)))
         flat = _reshaped(rays, lambda v: be.reshape(be.broadcast_to(v, shape), (-1,)))
-        return _reshaped(propagate(optic, flat), lambda v: be.reshape(v, shape))
+        if self.compiled:
+            from ..compiled import propagate_compiled
+
+            traced = propagate_compiled(optic, flat)
+        else:
+            traced = propagate(optic, flat)
+        return _reshaped(traced, lambda v: be.reshape(v, shape))
 
 
 def _reshaped(rays, reshape):

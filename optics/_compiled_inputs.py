@@ -1,0 +1,111 @@
+"""The inputs of a compiled trace: padding, per-ray parameter views, media, topology.
+
+Helpers of :mod:`optics.compiled`; nothing here compiles anything.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+from . import backend as be
+from .surfaces import media
+
+
+class PerRayViews:
+    """Scalars that record gradients as per-ray (stride-0) views; everything else unchanged.
+
+    Why: Inductor's CPU code cannot put a reduction in the loop of the
+    pointwise chain that feeds it.  A scalar parameter used at every surface
+    makes its gradient a sum over rays at every surface, and the backward
+    pass splits into one loop per surface with the ray state written to
+    memory between them (measured: 105 full-size buffers for the Cooke
+    triplet).  Through a per-ray view the gradient stays per-ray inside the
+    graph (one fused loop), and autograd sums it once, outside, per
+    parameter.  Values are unchanged bit for bit.  Surfaces, geometries,
+    frames and paraxial data are shallow-copied, never modified.
+    """
+
+    def __init__(self, bucket):
+        self.bucket = bucket
+        self.active = be.grad_active()
+
+    def __call__(self, value):
+        if self.active and be.is_array(value) and value.ndim == 0 and be.requires_grad(value):
+            return be.broadcast_to(value, (self.bucket,))
+        return value
+
+    def _changed(self, items):
+        changes = {}
+        for name, value in items:
+            view = self(value)
+            if view is not value:
+                changes[name] = view
+        return changes
+
+    def dataclass(self, obj):
+        """A frozen dataclass with its scalar fields viewed per ray."""
+        changes = self._changed((f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj))
+        return dataclasses.replace(obj, **changes) if changes else obj
+
+    def frame(self, frame):
+        """A frame with its vertex and rotation entries viewed per ray."""
+        changes = self._changed((name, getattr(frame, name)) for name in ("x", "y", "z"))
+        if frame.rotation is not None:
+            rotation = tuple(tuple(self(v) for v in row) for row in frame.rotation)
+            if any(a is not b for r, q in zip(rotation, frame.rotation) for a, b in zip(r, q)):
+                changes["rotation"] = rotation
+        return dataclasses.replace(frame, **changes) if changes else frame
+
+    def surface(self, surface):
+        """A surface whose geometry's scalar attributes are viewed per ray (nested lists stay)."""
+        changes = self._changed(vars(surface.geometry).items()) if self.active else {}
+        if not changes:
+            return surface
+        geometry = copy.copy(surface.geometry)
+        vars(geometry).update(changes)
+        return dataclasses.replace(surface, geometry=geometry)
+
+
+def padded(array, shape, n, bucket):
+    """``array`` broadcast to ``shape``, flattened and padded to ``bucket`` with its first value."""
+    flat = be.reshape(be.broadcast_to(array, shape), (n,))
+    if bucket == n:
+        return flat
+    # The first entry repeated: a real ray of this batch, so the padding stays finite.
+    return be.concatenate([flat, be.broadcast_to(flat[:1], (bucket - n,))])
+
+
+def unpadded(array, shape, n):
+    """The first n entries of a padded result, in the broadcast ``shape``."""
+    return be.reshape(array[:n], shape) if array.ndim else array
+
+
+def media_indices(surfaces, wavelength):
+    """Index of the medium after each surface; one array object per distinct material."""
+    by_material, out = {}, []
+    for material, _ in media(surfaces):
+        key = id(material)
+        if key not in by_material:
+            by_material[key] = material.index(wavelength)
+        out.append(by_material[key])
+    return tuple(out)
+
+
+def topology(optic):
+    """What fixes the structure of the graph, besides the parameter values."""
+    first_seen = {}
+    rows = []
+    for surface, (material, direction) in zip(optic.surfaces, media(optic.surfaces)):
+        slot = first_seen.setdefault(id(material), len(first_seen))
+        rows.append(
+            (
+                type(surface.geometry).__qualname__,
+                surface.is_mirror,
+                slot,
+                direction,
+                surface.semi_diameter is None,
+                surface.has_frame,
+            )
+        )
+    return (optic.object_at_infinity, tuple(rows))
