@@ -174,9 +174,15 @@ def _solve(optic, targets, first_order, tol, max_iter, unique=None):
     distinct = targets if unique is None else targets[unique[0]]
     problem = _FieldProblem(optic, distinct, first_order)
     tol = problem.default_tolerance() if tol is None else float(tol)
-    result = newton_2x2(problem.residual, problem.jacobian, problem.seed(), tol=tol,
-                        max_iter=max_iter, round_off_constant=ROUND_OFF_CONSTANT,
-                        singular_constant=SINGULAR_CONSTANT)
+    result = newton_2x2(
+        problem.residual,
+        problem.jacobian,
+        problem.seed(),
+        tol=tol,
+        max_iter=max_iter,
+        round_off_constant=ROUND_OFF_CONSTANT,
+        singular_constant=SINGULAR_CONSTANT,
+    )
     problem.check(result, tol, max_iter)
     q, residual_norm = result.q, result.residual_norm
     expand = (lambda v: v) if unique is None else (lambda v: v[unique[1]])
@@ -184,12 +190,17 @@ def _solve(optic, targets, first_order, tol, max_iter, unique=None):
         with be.no_grad():
             J_bar = problem.jacobian(q)
         image = problem.image_xy(q)  # the one grad-attached chief-ray trace
-        q = implicit_correction_2x2(expand(image) - targets, expand(q), expand(J_bar),
-                                    name="real-image-height field solve (implicit correction)")
+        q = implicit_correction_2x2(
+            expand(image) - targets,
+            expand(q),
+            expand(J_bar),
+            name="real-image-height field solve (implicit correction)",
+        )
     else:
         q = expand(q)
-    return FieldSolveResult(q=q, n_iter=result.n_iter, residual_norm=expand(residual_norm),
-                            tolerance=tol)
+    return FieldSolveResult(
+        q=q, n_iter=result.n_iter, residual_norm=expand(residual_norm), tolerance=tol
+    )
 
 
 class _FieldProblem:
@@ -228,8 +239,9 @@ class _FieldProblem:
 
     def image_xy(self, q):
         """Chief-ray image-surface (x, y) in mm for q of shape (..., 2); NaN where it fails."""
-        rays = launch_rays(self.optic, q[..., 0], q[..., 1], 0.0, 0.0, self.wavelength,
-                           self.first_order)
+        rays = launch_rays(
+            self.optic, q[..., 0], q[..., 1], 0.0, 0.0, self.wavelength, self.first_order
+        )
         rays = propagate(self.optic, rays)
         xy = be.stack([rays.x, rays.y], axis=-1)
         return be.where(rays.valid[..., None], xy, math.nan)
@@ -265,8 +277,9 @@ class _FieldProblem:
 
     def _difference_points(self, q):
         """q ± δ e_j, each shape (2, m, 2) with axis 0 the perturbed coordinate j."""
-        step = (be.machine_eps(q) ** (1.0 / 3.0)) * be.maximum(be.max(be.abs(q), axis=-1),
-                                                               self.q_scale)
+        step = (be.machine_eps(q) ** (1.0 / 3.0)) * be.maximum(
+            be.max(be.abs(q), axis=-1), self.q_scale
+        )
         zero = be.zeros_like(step)
         offsets = be.stack([be.stack([step, zero], axis=-1), be.stack([zero, step], axis=-1)])
         return q + offsets, q - offsets

@@ -41,7 +41,9 @@ def object_space_field(optic, hx, hy, first_order=None):
         return (qx, qy) if infinite else (-distance * qx, -distance * qy)
     if kind == "object_height":
         if infinite:
-            raise ConfigurationError("field type 'object_height' needs an object at a finite distance")
+            raise ConfigurationError(
+                "field type 'object_height' needs an object at a finite distance"
+            )
         return be.asarray(hx) * top, be.asarray(hy) * top
     # paraxial_image_height: q scales linearly with the paraxial image height.
     per_unit = top / unit_field_image_height(optic, first_order)

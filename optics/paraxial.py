@@ -102,7 +102,9 @@ def _paraxial(optic, wavelength):
     stop, k, image = optic.stop_index, optic.image_index - 1, optic.image_index
     surfaces = optic.surfaces
     if _is_zero(rays.yA[stop]):
-        raise ConfigurationError(f"the stop (surface {stop}) is imaged to infinity: no entrance pupil")
+        raise ConfigurationError(
+            f"the stop (surface {stop}) is imaged to infinity: no entrance pupil"
+        )
     ep = rays.yB[stop] / rays.yA[stop]
     efl = -1.0 / rays.uA[k]
     bfl = -rays.yA[k] / rays.uA[k]
@@ -149,7 +151,9 @@ def entrance_pupil_diameter(optic, rays, ep, efl):
         return value + 0.0 * ep
     if kind == "object_na":
         if infinite:
-            raise ConfigurationError("aperture type 'object_na' needs an object at a finite distance")
+            raise ConfigurationError(
+                "aperture type 'object_na' needs an object at a finite distance"
+            )
         n0 = be.abs(rays.n_object)
         sin_u = value / n0
         return 2.0 * (ep + optic.surfaces[0].thickness) * sin_u / be.sqrt(1.0 - sin_u * sin_u)
@@ -174,7 +178,9 @@ def chief_ray_start(optic, rays, ep):
         return -u0 * ep, u0 + 0.0 * ep
     if kind == "object_height":
         if infinite:
-            raise ConfigurationError("field type 'object_height' needs an object at a finite distance")
+            raise ConfigurationError(
+                "field type 'object_height' needs an object at a finite distance"
+            )
         u0 = -top / (ep + t0)
         return top + u0 * t0, u0
     # Image-height fields: scale the unit-field chief ray to the requested height.
@@ -185,7 +191,9 @@ def chief_ray_start(optic, rays, ep):
         y1 = 1.0 + u0 * t0
     unit_height = rays.ray(y1, u0, optic.image_index)[0]
     if _is_zero(unit_height):
-        raise ConfigurationError("the paraxial image height does not depend on the field: cannot scale fields")
+        raise ConfigurationError(
+            "the paraxial image height does not depend on the field: cannot scale fields"
+        )
     scale = top / unit_height
     return y1 * scale, u0 * scale
 

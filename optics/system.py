@@ -69,20 +69,28 @@ class Optic:
     def validate(self):
         """Raise ConfigurationError when the system cannot be traced as given."""
         if len(self.surfaces) < 3:
-            raise ConfigurationError("an optic needs an object surface, at least one surface and an image")
+            raise ConfigurationError(
+                "an optic needs an object surface, at least one surface and an image"
+            )
         stops = [i for i, s in enumerate(self.surfaces) if s.is_stop]
         if len(stops) > 1:
-            raise ConfigurationError(f"only one surface can be the stop; surfaces {stops} are marked")
+            raise ConfigurationError(
+                f"only one surface can be the stop; surfaces {stops} are marked"
+            )
         if stops and stops[0] in (0, len(self.surfaces) - 1):
             raise ConfigurationError("the stop cannot be the object or the image surface")
         if self.aperture.type not in APERTURE_TYPES:
-            raise ConfigurationError(f"aperture type {self.aperture.type!r} is not one of {APERTURE_TYPES}")
+            raise ConfigurationError(
+                f"aperture type {self.aperture.type!r} is not one of {APERTURE_TYPES}"
+            )
         if self.fields.type not in FIELD_TYPES:
             raise ConfigurationError(f"field type {self.fields.type!r} is not one of {FIELD_TYPES}")
         if not self.fields.values:
             raise ConfigurationError("at least one field point is needed")
         if not 0 <= self.wavelengths.primary < len(self.wavelengths.values):
-            raise ConfigurationError(f"primary wavelength index {self.wavelengths.primary} is out of range")
+            raise ConfigurationError(
+                f"primary wavelength index {self.wavelengths.primary} is out of range"
+            )
 
     @property
     def stop_index(self) -> int:

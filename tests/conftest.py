@@ -89,14 +89,18 @@ def assert_close(actual, expected, rtol=None, atol=0.0, *, check_dtype=True):
     may be a Python number or a NumPy array, in which case only the values
     (and shape, when it has one) are compared.
     """
-    if be.is_array(expected) and not isinstance(expected, np.ndarray) or (
-        isinstance(expected, np.ndarray) and isinstance(actual, np.ndarray)
+    if (
+        be.is_array(expected)
+        and not isinstance(expected, np.ndarray)
+        or (isinstance(expected, np.ndarray) and isinstance(actual, np.ndarray))
     ):
         assert _namespace_name(actual) == _namespace_name(expected), (
             f"namespaces differ: {type(actual)} vs {type(expected)}"
         )
         if check_dtype:
-            assert str(actual.dtype) == str(expected.dtype), f"dtypes differ: {actual.dtype} vs {expected.dtype}"
+            assert str(actual.dtype) == str(expected.dtype), (
+                f"dtypes differ: {actual.dtype} vs {expected.dtype}"
+            )
     a = be.to_numpy(actual)
     e = be.to_numpy(expected)
     if np.ndim(e) and np.ndim(a):

@@ -45,8 +45,15 @@ def reference_cooke() -> Optic:
     )
 
 
-def singlet(radius1=50.0, radius2=-50.0, thickness=5.0, index=1.5, image_distance=47.0, epd=10.0,
-            fields=(0.0, 5.0)) -> Optic:
+def singlet(
+    radius1=50.0,
+    radius2=-50.0,
+    thickness=5.0,
+    index=1.5,
+    image_distance=47.0,
+    epd=10.0,
+    fields=(0.0, 5.0),
+) -> Optic:
     """A biconvex singlet in air with the stop on its first surface."""
     return Optic(
         [

@@ -28,16 +28,30 @@ def test_analyze_json_reproduces_reference(capsys, backend_name):
     assert set(report) == {"name", "backend", "paraxial", "spot"}
     assert report["backend"] == backend_name
     assert set(report["paraxial"]) == {
-        "efl", "bfl", "ffl", "fno", "epd", "ep_position", "xpd", "xp_position",
-        "image_height", "total_track",
+        "efl",
+        "bfl",
+        "ffl",
+        "fno",
+        "epd",
+        "ep_position",
+        "xpd",
+        "xp_position",
+        "image_height",
+        "total_track",
     }
     for key, want in EXPECTED["paraxial"].items():
         assert report["paraxial"][key] == pytest.approx(want, rel=1e-9)
     assert len(report["spot"]) == 3
     for got, want in zip(report["spot"], EXPECTED["spot"]):
         assert set(got) == {
-            "field", "wavelength", "rms_radius_chief", "rms_radius_centroid", "centroid",
-            "geo_radius", "n_rays", "n_invalid",
+            "field",
+            "wavelength",
+            "rms_radius_chief",
+            "rms_radius_centroid",
+            "centroid",
+            "geo_radius",
+            "n_rays",
+            "n_invalid",
         }
         assert got["rms_radius_chief"] == pytest.approx(want["rms_radius_chief"], rel=1e-9)
         assert got["rms_radius_centroid"] == pytest.approx(want["rms_radius_centroid"], rel=1e-9)
@@ -45,7 +59,9 @@ def test_analyze_json_reproduces_reference(capsys, backend_name):
 
 
 def test_trace_json_reproduces_reference_rays(capsys):
-    rays = _run_json(capsys, ["trace", LENS, "--rays", str(REFERENCE / "cooke_triplet.rays.csv"), "--json"])
+    rays = _run_json(
+        capsys, ["trace", LENS, "--rays", str(REFERENCE / "cooke_triplet.rays.csv"), "--json"]
+    )
     assert len(rays) == len(EXPECTED["rays"])
     for got, want in zip(rays, EXPECTED["rays"]):
         assert got["valid"] is True
@@ -91,9 +107,13 @@ def test_bad_ray_csv_names_file_and_line(capsys, tmp_path):
 
 
 def test_console_script_reports_version_and_errors_without_traceback():
-    version = subprocess.run([sys.executable, "-m", "optics", "--version"], capture_output=True, text=True)
+    version = subprocess.run(
+        [sys.executable, "-m", "optics", "--version"], capture_output=True, text=True
+    )
     assert version.returncode == 0 and version.stdout.startswith("optics ")
-    bad = subprocess.run([sys.executable, "-m", "optics", "analyze", "nope.toml"], capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "optics", "analyze", "nope.toml"], capture_output=True, text=True
+    )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 

@@ -63,8 +63,12 @@ def finite_cooke():
 
 
 FREEFORM_COEFFICIENTS = [[0.0, 0.0, 1e-4], [0.0, 3e-4], [2e-4]]  # c02 y², c11 x y, c20 x²
-SYSTEMS = {"centred": cooke, "coupled": coupled_cooke, "freeform": freeform_cooke,
-           "finite": finite_cooke}
+SYSTEMS = {
+    "centred": cooke,
+    "coupled": coupled_cooke,
+    "freeform": freeform_cooke,
+    "finite": finite_cooke,
+}
 FIELD = (0.3, 0.8)  # normalized; off both axes
 
 
@@ -244,8 +248,12 @@ PARAMETERS = {
     "thickness": (thickness, 4.75041, (1e-4, 1e-5)),
     "freeform_xy": (freeform_xy_coefficient, 3e-4, (1e-6, 1e-7)),
 }
-CASES = [(system, name) for system in SYSTEMS for name in PARAMETERS
-         if name != "freeform_xy" or system == "freeform"]
+CASES = [
+    (system, name)
+    for system in SYSTEMS
+    for name in PARAMETERS
+    if name != "freeform_xy" or system == "freeform"
+]
 
 
 def autograd_and_differences(system, setter, x0, steps, field=FIELD):
@@ -314,8 +322,11 @@ def test_solution_jacobian_in_the_target_is_block_diagonal_across_fields(torch_b
     targets0 = np.array([[0.0, 0.0], [5.0, 10.0], [-12.0, 12.0]])
     targets = be.parameter(targets0)
     q = solve_fields(optic, targets).q
-    rows = [torch.autograd.grad(q[i, a], targets, retain_graph=True)[0] for i in range(3)
-            for a in range(2)]
+    rows = [
+        torch.autograd.grad(q[i, a], targets, retain_graph=True)[0]
+        for i in range(3)
+        for a in range(2)
+    ]
     dq_dh = np.array([be.to_numpy(r) for r in rows]).reshape(3, 2, 3, 2)  # [i, a, j, b]
     for i in range(3):
         for j in range(3):
@@ -327,8 +338,10 @@ def test_solution_jacobian_in_the_target_is_block_diagonal_across_fields(torch_b
                 up, down = targets0.copy(), targets0.copy()
                 up[:, b] += step
                 down[:, b] -= step
-                fd = (be.to_numpy(solve_fields(optic, be.asarray(up)).q)
-                      - be.to_numpy(solve_fields(optic, be.asarray(down)).q)) / (2 * step)
+                fd = (
+                    be.to_numpy(solve_fields(optic, be.asarray(up)).q)
+                    - be.to_numpy(solve_fields(optic, be.asarray(down)).q)
+                ) / (2 * step)
                 diagonal = dq_dh[np.arange(3), :, np.arange(3), b]
                 np.testing.assert_allclose(diagonal, fd, rtol=1e-6, atol=1e-12)
 

@@ -11,7 +11,7 @@ from helpers import singlet
 from optics import backend as be
 from optics.frames import rotation_matrix
 from optics.geometry import Standard
-from optics.materials import AIR, ConstantIndex, Mirror
+from optics.materials import ConstantIndex, Mirror
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths
 from optics.trace import trace_rays
@@ -20,7 +20,9 @@ from optics.trace import trace_rays
 def _optic(surfaces, epd=10.0, fields=((0.0, 0.0),), stop=1):
     surfaces = [Surface(thickness=math.inf), *surfaces, Surface()]
     surfaces[stop].is_stop = True
-    return Optic(surfaces, Aperture("epd", epd), Fields("angle", list(fields)), Wavelengths([0.55], 0))
+    return Optic(
+        surfaces, Aperture("epd", epd), Fields("angle", list(fields)), Wavelengths([0.55], 0)
+    )
 
 
 def _value(x):
@@ -61,14 +63,20 @@ def test_paraboloid_mirror_focuses_collimated_light_with_equal_paths(backend):
     np.testing.assert_allclose(_value(rays.x), 0.0, atol=1e-12)
     np.testing.assert_allclose(_value(rays.y), 0.0, atol=1e-12)
     np.testing.assert_allclose(_value(rays.z), radius / 2, atol=1e-12)
-    np.testing.assert_allclose(_value(rays.N), -np.cos(np.arctan(np.hypot(_value(rays.L), _value(rays.M)) / -_value(rays.N))), atol=1e-12)
+    np.testing.assert_allclose(
+        _value(rays.N),
+        -np.cos(np.arctan(np.hypot(_value(rays.L), _value(rays.M)) / -_value(rays.N))),
+        atol=1e-12,
+    )
     opd = _value(rays.opd)
     np.testing.assert_allclose(opd, opd[0], atol=1e-10)
 
 
 def test_total_internal_reflection_marks_ray_invalid_with_finite_values(backend):
     # A steep ray inside glass meeting a plane exit face beyond the critical angle.
-    optic = _optic([Surface(Standard(8.0), 6.0, ConstantIndex(1.8)), Surface(Standard(), 5.0)], epd=15.0)
+    optic = _optic(
+        [Surface(Standard(8.0), 6.0, ConstantIndex(1.8)), Surface(Standard(), 5.0)], epd=15.0
+    )
     rays = trace_rays(optic, 0.0, 0.0, 0.0, be.asarray([0.0, 0.2, 0.99]))
     valid = _value(rays.valid)
     assert valid.tolist() == [True, True, False]
@@ -109,7 +117,9 @@ def test_fold_mirror_tilted_45_degrees_sends_axial_ray_along_plus_y(backend):
     optic = _optic([fold], epd=2.0)
     path = trace_rays(optic, 0.0, 0.0, 0.0, 0.0, record=True)
     after = path[1]
-    np.testing.assert_allclose([_value(after.L), _value(after.M), _value(after.N)], [0, 1, 0], atol=1e-15)
+    np.testing.assert_allclose(
+        [_value(after.L), _value(after.M), _value(after.N)], [0, 1, 0], atol=1e-15
+    )
 
 
 def test_decentered_surface_equals_shifted_rays_through_centred_one(backend):
@@ -124,7 +134,9 @@ def test_decentered_surface_equals_shifted_rays_through_centred_one(backend):
 
 
 def test_rotation_about_axis_leaves_a_sphere_unchanged(backend):
-    plain = _optic([Surface(Standard(20.0), 30.0, ConstantIndex(1.5))], fields=[(0.0, 0.0), (3.0, 5.0)])
+    plain = _optic(
+        [Surface(Standard(20.0), 30.0, ConstantIndex(1.5))], fields=[(0.0, 0.0), (3.0, 5.0)]
+    )
     rotated = _optic(
         [Surface(Standard(20.0), 30.0, ConstantIndex(1.5), tilt=(0.0, 0.0, 33.0))],
         fields=[(0.0, 0.0), (3.0, 5.0)],

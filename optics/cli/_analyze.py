@@ -33,10 +33,16 @@ def register(subparsers):
         "about the chief ray and about the centroid, centroid and geometric radius per field "
         "and wavelength (hexapolar pupil sampling).",
     )
-    parser.add_argument("lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name")
+    parser.add_argument(
+        "lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name"
+    )
     add_backend_options(parser)
-    parser.add_argument("--rings", type=int, default=6, help="hexapolar rings (default 6: 127 rays)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    parser.add_argument(
+        "--rings", type=int, default=6, help="hexapolar rings (default 6: 127 rays)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object instead of tables"
+    )
     parser.set_defaults(func=run)
 
 
@@ -87,7 +93,15 @@ def run(args):
         )
         for s in report["spot"]
     ]
-    headers = ["field", "wavelength", "rms chief um", "rms centroid um", "centroid y", "geo um", "valid"]
+    headers = [
+        "field",
+        "wavelength",
+        "rms chief um",
+        "rms centroid um",
+        "centroid y",
+        "geo um",
+        "valid",
+    ]
     print(table(headers, rows))
     return 0
 

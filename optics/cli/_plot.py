@@ -12,8 +12,12 @@ def register(subparsers):
         description="Write a figure with the 2-D layout of LENS (surfaces and a ray fan per "
         "field) and a spot diagram per field (all wavelengths). Needs matplotlib.",
     )
-    parser.add_argument("lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name")
-    parser.add_argument("-o", "--output", required=True, metavar="OUT.png", help="image file to write")
+    parser.add_argument(
+        "lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name"
+    )
+    parser.add_argument(
+        "-o", "--output", required=True, metavar="OUT.png", help="image file to write"
+    )
     parser.add_argument("--rings", type=int, default=6, help="hexapolar rings for the spots")
     add_backend_options(parser, precision=False)
     parser.set_defaults(func=run)

@@ -19,7 +19,9 @@ def register(subparsers):
         "column in micrometres; normalized field and pupil coordinates) through LENS and print "
         "x, y, z (mm), L, M, N and valid at the image surface for each.",
     )
-    parser.add_argument("lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name")
+    parser.add_argument(
+        "lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name"
+    )
     parser.add_argument("--rays", required=True, metavar="FILE.csv", help="rays to trace")
     add_backend_options(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON list of ray objects")
@@ -34,7 +36,9 @@ def read_rays_csv(path):
             header = [h.strip() for h in (reader.fieldnames or [])]
             missing = [k for k in REQUIRED if k not in header]
             if missing:
-                raise LensFileError(f"{path}: header must have columns hx,hy,px,py; missing {missing}")
+                raise LensFileError(
+                    f"{path}: header must have columns hx,hy,px,py; missing {missing}"
+                )
             unknown = [h for h in header if h not in (*REQUIRED, "wavelength")]
             if unknown:
                 raise LensFileError(f"{path}: unknown column(s) {unknown}")
