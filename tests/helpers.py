@@ -67,3 +67,15 @@ def singlet(
         Wavelengths([0.55], 0),
         name="singlet",
     )
+
+
+def autograd_graph_size(tensor) -> int:
+    """Number of distinct autograd nodes reachable from ``tensor`` (0 when detached)."""
+    seen, stack = set(), [tensor.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return len(seen)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from _newton_cases import NAMES, make, singlet_with
+from helpers import autograd_graph_size
 
 from optics import backend as be
 from optics.geometry.newton_types import forced_iterations
@@ -19,18 +20,6 @@ from optics.trace import trace_rays
 torch = pytest.importorskip("torch")
 
 ITERATIONS = (5, 50, 500)
-
-
-def _count_nodes(root):
-    """Number of distinct autograd nodes reachable from ``root``."""
-    seen, stack = set(), [root]
-    while stack:
-        node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        stack.extend(next_node for next_node, _ in node.next_functions)
-    return len(seen)
 
 
 def _profile(name, iterations):
@@ -50,7 +39,7 @@ def _profile(name, iterations):
         with forced_iterations(iterations):
             rays = trace_rays(singlet_with(geometry), 0.3, 1.0, px, py)
         loss = be.sum(rays.x * rays.x + rays.y * rays.y)
-    nodes = _count_nodes(loss.grad_fn)
+    nodes = autograd_graph_size(loss)
     (gradient,) = torch.autograd.grad(loss, leaf)
     return nodes, len(saved), sum(saved), float(gradient)
 

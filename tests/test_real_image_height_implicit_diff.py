@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from helpers import reference_cooke
+from helpers import autograd_graph_size, reference_cooke
 
 from optics import backend as be
 from optics.errors import OpticsError, SolveError
@@ -366,17 +366,6 @@ def test_finite_difference_jacobian_matches_autograd_of_the_chief_ray(torch_back
     np.testing.assert_allclose(be.to_numpy(J), be.to_numpy(exact), rtol=1e-8)
 
 
-def _graph_size(tensor):
-    seen, stack = set(), [tensor.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        stack.extend(next_node for next_node, _ in node.next_functions)
-    return len(seen)
-
-
 def test_graph_size_does_not_depend_on_the_iterations(torch_backend):
     optic = cooke()
     x = be.parameter(-22.21328)
@@ -385,7 +374,7 @@ def test_graph_size_does_not_depend_on_the_iterations(torch_backend):
     loose = solve_fields(optic, targets, tol=1.0, max_iter=2)
     tight = solve_fields(optic, targets, max_iter=50)
     assert loose.n_iter == 0 and tight.n_iter >= 2
-    assert _graph_size(loose.q) == _graph_size(tight.q)
+    assert autograd_graph_size(loose.q) == autograd_graph_size(tight.q)
 
 
 def test_correction_only_when_gradients_record(torch_backend):

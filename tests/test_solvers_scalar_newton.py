@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import autograd_graph_size
 
 from optics import backend as be
 from optics.solvers import (
@@ -312,18 +313,6 @@ def test_without_grad_torch_returns_a_detached_root(torch_backend):
     assert not be.requires_grad(result.t)
 
 
-def graph_size(output):
-    """Number of autograd nodes reachable from ``output``."""
-    seen, stack = set(), [output.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        stack.extend(next_node for next_node, _ in node.next_functions)
-    return len(seen)
-
-
 @pytest.mark.parametrize("first, second", [(5, 50), (5, 500), (5, None)])
 def test_graph_does_not_depend_on_iteration_count(torch_backend, first, second):
     import torch
@@ -341,7 +330,7 @@ def test_graph_does_not_depend_on_iteration_count(torch_backend, first, second):
             result = quiet_solve(
                 BatchProblem(cubic, a=a, b=b), root + 0.1, force_iterations=n_steps
             )
-        return graph_size(result.t), sum(saved), len(saved)
+        return autograd_graph_size(result.t), sum(saved), len(saved)
 
     assert measure(first) == measure(second)
 

@@ -21,7 +21,6 @@ import sys
 import types
 from dataclasses import dataclass, field
 
-from ..errors import BackendUnavailableError
 from . import _config
 
 # Functions evaluated once while Dynamo traces; marked when torch is first needed.
@@ -32,13 +31,9 @@ _marked = False
 def _torch():
     """The torch module with the trace constants marked (imports torch on first use)."""
     global _marked
-    try:
-        import torch
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise BackendUnavailableError(
-            "compiled traces need PyTorch, which is not installed; "
-            "install it with: pip install 'optics[torch]' (or pip install torch)"
-        ) from exc
+    from ._dispatch import torch_impl
+
+    torch = torch_impl().torch  # raises BackendUnavailableError when torch is missing
     if not _marked:
         for fn in _TRACE_CONSTANTS:
             torch.compiler.assume_constant_result(fn)

@@ -26,14 +26,17 @@ _override = {
 }
 
 
+TORCH_MISSING = (
+    "the torch backend needs PyTorch, which is not installed; "
+    "install it with: pip install 'optics[torch]' (or pip install torch)"
+)
+
+
 def _check_backend(name):
     if name not in BACKENDS:
         raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
     if name == "torch" and not torch_installed():
-        raise BackendUnavailableError(
-            "the torch backend needs PyTorch, which is not installed; "
-            "install it with: pip install 'optics[torch]' (or pip install torch)"
-        )
+        raise BackendUnavailableError(TORCH_MISSING)
     return name
 
 

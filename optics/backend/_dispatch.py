@@ -25,10 +25,7 @@ def torch_impl():
     try:
         from . import _torch_impl
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise BackendUnavailableError(
-            "the torch backend needs PyTorch, which is not installed; "
-            "install it with: pip install 'optics[torch]' (or pip install torch)"
-        ) from exc
+        raise BackendUnavailableError(_config.TORCH_MISSING) from exc
     return _torch_impl
 
 
