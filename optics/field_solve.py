@@ -214,7 +214,7 @@ class _FieldProblem:
         self.field_scale = optic.fields.max_magnitude
         self._evaluated = []  # (q, J) of recent residual evaluations, for jacobian()
         with be.no_grad():
-            unit = float(be.to_numpy(unit_field_image_height(optic, first_order)))
+            unit = float(be.item(unit_field_image_height(optic, first_order)))
         if not math.isfinite(unit) or unit == 0.0:
             raise SolveError(
                 "real-image-height field solve: the paraxial image height per unit object-space "
@@ -228,9 +228,9 @@ class _FieldProblem:
     def default_tolerance(self):
         """ROUND_OFF_CONSTANT · eps · (largest length the chief ray sees), mm."""
         lengths = [1.0, float(np.max(np.abs(be.to_numpy(self.targets)), initial=0.0))]
-        lengths.append(abs(float(be.to_numpy(self.first_order.total_track))))
+        lengths.append(abs(float(be.item(self.first_order.total_track))))
         if not self.optic.object_at_infinity:
-            lengths.append(abs(float(be.to_numpy(self.optic.surfaces[0].thickness))))
+            lengths.append(abs(float(be.item(self.optic.surfaces[0].thickness))))
         return ROUND_OFF_CONSTANT * be.machine_eps(self.targets) * max(lengths)
 
     def seed(self):

@@ -179,7 +179,7 @@ def _step(value, metric_value, derivative, relative_step) -> float:
 
 
 def _start_value(optic, path) -> float:
-    value = float(be.to_numpy(get_param(optic, path)))
+    value = float(be.item(get_param(optic, path)))
     if not math.isfinite(value):
         raise ParameterPathError(f"parameter path {path!r} holds {value}, not a finite number")
     return value
@@ -198,7 +198,7 @@ def _central_difference(optic, function, paths, start, i, step) -> float:
             shifted = list(start)
             shifted[i] = start[i] + sign * step
             _write(optic, paths, shifted)
-            values.append(float(be.to_numpy(function(optic))))
+            values.append(float(be.item(function(optic))))
     _write(optic, paths, start)
     return (values[0] - values[1]) / (2.0 * step)
 

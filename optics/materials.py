@@ -230,7 +230,7 @@ class CatalogGlass(Material):
 
 def _as_float(value) -> float:
     """A Python float from a number or a one-element array (a host sync for tensors)."""
-    return float(be.item(value)) if be.is_array(value) else float(value)
+    return float(be.item(value))
 
 
 # --- lens-file values ------------------------------------------------------------------

@@ -43,7 +43,7 @@ class ParaxialData:
 
     def as_floats(self) -> dict:
         """Every value as a Python float (for reports and JSON)."""
-        return {k: float(be.to_numpy(v)) for k, v in asdict(self).items()}
+        return {k: float(be.item(v)) for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True)
@@ -199,4 +199,4 @@ def chief_ray_start(optic, rays, ep):
 
 
 def _is_zero(value) -> bool:
-    return float(be.to_numpy(value)) == 0.0
+    return float(be.item(value)) == 0.0

@@ -46,7 +46,7 @@ def _semi_apertures(optic, ray_paths):
     out = []
     for i, surface in enumerate(optic.surfaces):
         sd = surface.semi_diameter
-        out.append(float(be.to_numpy(sd)) if sd is not None else heights[i] * 1.05)
+        out.append(float(be.item(sd)) if sd is not None else heights[i] * 1.05)
     return out
 
 
@@ -98,7 +98,7 @@ def plot_spots(optic, axes=None, rings: int = 6):
     px, py = hexapolar(rings)
     for ax, (hx, hy) in zip(axes, fields):
         chief = trace_rays(optic, hx, hy, 0.0, 0.0)
-        cx, cy = float(be.to_numpy(chief.x)), float(be.to_numpy(chief.y))
+        cx, cy = float(be.item(chief.x)), float(be.item(chief.y))
         for k, wavelength in enumerate(optic.wavelengths.values):
             rays = trace_rays(optic, hx, hy, px, py, wavelength)
             ok = be.to_numpy(rays.valid)

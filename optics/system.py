@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from . import backend as be
 from .errors import ConfigurationError
 from .surfaces import Surface
 
@@ -31,7 +32,7 @@ class Fields:
     @property
     def max_magnitude(self):
         """Largest radial field magnitude (the normalisation of hx, hy)."""
-        return max(math.hypot(_plain(x), _plain(y)) for x, y in self.values)
+        return max(math.hypot(be.item(x), be.item(y)) for x, y in self.values)
 
 
 @dataclass(eq=False)
@@ -115,9 +116,3 @@ class Optic:
     def primary_wavelength(self) -> float:
         """The primary wavelength in micrometres."""
         return self.wavelengths.primary_value
-
-
-def _plain(value) -> float:
-    from . import backend as be
-
-    return value if isinstance(value, (int, float)) else float(be.to_numpy(value))

@@ -36,7 +36,7 @@ class SpotResult:
         """Plain Python values (for JSON)."""
 
         def f(v):
-            return float(be.to_numpy(v))
+            return float(be.item(v))
 
         return {
             "field": [float(v) for v in self.field],

@@ -41,7 +41,7 @@ def load_lens(path):
 
 def json_number(value):
     """A float for JSON, or None where it is not finite (JSON has no NaN/inf)."""
-    value = float(be.to_numpy(value))
+    value = float(be.item(value))
     return value if math.isfinite(value) else None
 
 

@@ -85,6 +85,16 @@ def number(spec, key, where, default=None, *, positive=False):
     return value
 
 
+def is_plain(value, number=0) -> bool:
+    """True when ``value`` is a Python number equal to ``number``.
+
+    Shape code skips work for plain constants (a plane, a sphere's conic 0, a
+    zero term); a tensor parameter is never skipped, even when it is 0,
+    because it may be being optimized.
+    """
+    return isinstance(value, (int, float)) and value == number
+
+
 GEOMETRY_TYPES: dict[str, type] = {}
 
 

@@ -11,11 +11,7 @@ from __future__ import annotations
 import math
 
 from .. import backend as be
-from .base import Geometry, number, register
-
-
-def _is_plain_zero(value) -> bool:
-    return isinstance(value, (int, float)) and value == 0
+from .base import Geometry, is_plain, number, register
 
 
 def curvature_of(radius):
@@ -42,13 +38,13 @@ def conic_intersect(curvature, conic, x, y, z, L, M, N):
 
 def _conic_roots(curvature, conic, x, y, z, L, M, N):
     """(t, hit, b) of :func:`conic_intersect`; b = c (x L + y M + (1+k) z N) − N (None: plane)."""
-    if _is_plain_zero(curvature):
+    if is_plain(curvature):
         t = -z / N
         return t, be.isfinite(t), None
     c = curvature
     # Each full-array operation costs a pass over memory (see docs/performance.md):
     # a sphere (k a plain 0) skips every factor (1 + k).
-    sphere = _is_plain_zero(conic)
+    sphere = is_plain(conic)
     kp1 = 1.0 + conic
     a = c if sphere else c * (1.0 + conic * (N * N))
     zN, zz = (z * N, z * z) if sphere else (kp1 * (z * N), kp1 * (z * z))
@@ -80,11 +76,11 @@ def _conic_roots(curvature, conic, x, y, z, L, M, N):
 
 def conic_normal(curvature, conic, x, y, z):
     """Unit normal of the conic at (x, y, z) on it, pointing toward −z."""
-    if _is_plain_zero(curvature):
+    if is_plain(curvature):
         zero = be.zeros_like(x)
         return zero, zero, zero - 1.0
     c = curvature
-    if _is_plain_zero(conic):
+    if is_plain(conic):
         # On a sphere |(c x, c y, c z − 1)|² = c (c r² − 2 z) + 1 = 1: a unit vector
         # already (to round-off at a computed hit point), so no normalization.
         return c * x, c * y, c * z - 1.0
@@ -131,7 +127,7 @@ class Standard(Geometry):
         if self._radius is not None:
             return self._radius
         c = self._curvature
-        return math.inf if _is_plain_zero(c) else 1.0 / c
+        return math.inf if is_plain(c) else 1.0 / c
 
     @radius.setter
     def radius(self, value):
@@ -149,7 +145,7 @@ class Standard(Geometry):
         self._curvature, self._radius = value, None
 
     def sag_and_gradient(self, x, y):
-        if _is_plain_zero(self.curvature):
+        if is_plain(self.curvature):
             zero = be.zeros_like(x)
             return zero, zero, zero
         return conic_sag_and_gradient(self.curvature, self.conic, x, y)
@@ -162,7 +158,7 @@ class Standard(Geometry):
 
     def intersect_with_normal(self, x, y, z, L, M, N):
         c = self.curvature
-        if _is_plain_zero(c) or not _is_plain_zero(self.conic):
+        if is_plain(c) or not is_plain(self.conic):
             return super().intersect_with_normal(x, y, z, L, M, N)
         t, hit, b = _conic_roots(c, 0.0, x, y, z, L, M, N)
         return t, hit, _SphereNormal(c, b, t)
@@ -175,9 +171,9 @@ class Standard(Geometry):
         return cls(radius, number(spec, "conic", where, 0.0))
 
     def to_spec(self):
-        spec = {"radius": _plain(self.radius)}
-        if not _is_plain_zero(self.conic):
-            spec["conic"] = _plain(self.conic)
+        spec = {"radius": be.item(self.radius)}
+        if not is_plain(self.conic):
+            spec["conic"] = be.item(self.conic)
         return spec
 
 
@@ -202,8 +198,3 @@ def raise_zero_radius(where):
     from ..errors import LensFileError
 
     raise LensFileError(f"{where}: key 'radius' must be nonzero (use inf for a plane)")
-
-
-def _plain(value):
-    """A parameter as a Python float (detached) for writing lens files."""
-    return value if isinstance(value, (int, float)) else float(be.to_numpy(value))

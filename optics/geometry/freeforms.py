@@ -23,7 +23,7 @@ from ..polynomials import zernike_sum
 from ..polynomials.chebyshev import chebyshev_t_lists
 from ..polynomials.zernike import FRINGE_MAX_INDEX
 from .aspheres import _horner
-from .base import number, register
+from .base import is_plain, number, register
 from .newton_base import NewtonRaphsonGeometry
 from .newton_cache import PreparedCache, coefficient_leaves
 from .newton_spec import common_from_spec, common_to_spec, number_list, number_matrix, plain
@@ -173,18 +173,14 @@ def _chebyshev_basis(u, n_max):
     return values, slopes
 
 
-def _is_plain(value, number) -> bool:
-    return isinstance(value, (int, float)) and value == number
-
-
 def _weighted_sum(pairs):
     """sum of weight * term over (weight, term) pairs; Python zeros and ones cost no operation."""
     total = 0.0
     for weight, term in pairs:
-        if _is_plain(weight, 0) or _is_plain(term, 0):
+        if is_plain(weight, 0) or is_plain(term, 0):
             continue
-        product = weight if _is_plain(term, 1) else term if _is_plain(weight, 1) else weight * term
-        total = product if _is_plain(total, 0) else total + product
+        product = weight if is_plain(term, 1) else term if is_plain(weight, 1) else weight * term
+        total = product if is_plain(total, 0) else total + product
     return total
 
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import backend as be
 from ..solvers import SLOPE_FLOOR_CONSTANT, solve_scalar_root
-from .base import Geometry
+from .base import Geometry, is_plain
 from .conic import Standard, conic_intersect, conic_sag_and_gradient
 from .newton_spec import COMMON_KEYS, DEFAULT_MAX_ITER, DEFAULT_TOL
 
@@ -63,10 +63,6 @@ def forced_iterations(n):
         yield
     finally:
         _FORCED_ITERATIONS.reset(token)
-
-
-def _is_plain_zero(value) -> bool:
-    return isinstance(value, (int, float)) and value == 0
 
 
 class NewtonRaphsonGeometry(Geometry):
@@ -107,7 +103,7 @@ class NewtonRaphsonGeometry(Geometry):
 
     def conic_part(self, x, y):
         """Base-conic sag and slopes (Python zeros for a plane base), x and y in mm."""
-        if _is_plain_zero(self.curvature):
+        if is_plain(self.curvature):
             return 0.0, 0.0, 0.0
         return conic_sag_and_gradient(self.curvature, self.conic, x, y)
 

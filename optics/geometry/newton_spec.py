@@ -102,6 +102,6 @@ def plain(value):
         return [plain(v) for v in value]
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, (int, float, str)):
+    if isinstance(value, str):
         return value
-    return float(be.to_numpy(value))
+    return be.item(value)

@@ -147,7 +147,7 @@ class Merit:
             values = self.values(optic)
         rows = []
         for operand, value in zip(self.operands, values):
-            residual = float(be.to_numpy(operand.residual(value)))
+            residual = float(be.item(operand.residual(value)))
             rows.append(
                 {
                     "type": operand.type,
@@ -155,7 +155,7 @@ class Merit:
                     "target": float(operand.target),
                     "kind": operand.kind,
                     "weight": float(operand.weight),
-                    "value": float(be.to_numpy(value)),
+                    "value": float(be.item(value)),
                     "contribution": residual * residual,
                 }
             )

@@ -273,7 +273,7 @@ def edge_thickness(ctx, surface, height=None):
                 f"edge_thickness of surface {surface}: neither surface {surface} nor "
                 f"{surface + 1} has a semi_diameter; give the key 'height' (mm)"
             )
-        height = max(float(be.to_numpy(s)) for s in sizes)
+        height = max(float(be.item(s)) for s in sizes)
     zero, h = be.asarray(0.0), be.asarray(float(height))
     return front.thickness + back.geometry.sag(zero, h) - front.geometry.sag(zero, h)
 

@@ -176,7 +176,7 @@ def _read(optic, path) -> float:
     from ..params import get_param
 
     try:
-        value = float(be.to_numpy(get_param(optic, path)))
+        value = float(be.item(get_param(optic, path)))
     except OpticsError as exc:
         raise ConfigurationError(f"variable {path}: {exc}") from exc
     if not math.isfinite(value):
