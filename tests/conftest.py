@@ -1,7 +1,7 @@
-"""Shared fixtures: run backend-sensitive tests on NumPy and on Torch.
+"""Shared fixtures: run backend-sensitive tests on NumPy, Torch and JAX.
 
-``OPTICS_TEST_BACKENDS`` (comma-separated, e.g. "numpy") narrows the set;
-torch cases skip cleanly when torch is not installed.  Tests marked ``slow``
+``OPTICS_TEST_BACKENDS`` (comma-separated, e.g. "numpy,jax") narrows the set;
+torch and jax cases skip cleanly when their library is not installed.  Tests marked ``slow``
 run only with ``--runslow`` or ``OPTICS_RUN_SLOW=1``.
 """
 
@@ -14,7 +14,7 @@ import pytest
 
 from optics import backend as be
 
-_ALL = ("numpy", "torch")
+_ALL = ("numpy", "torch", "jax")
 
 
 def _requested_backends():
@@ -51,8 +51,8 @@ def pytest_collection_modifyitems(config, items):
 
 def _backend_param(name):
     marks = []
-    if name == "torch" and "torch" not in be.available_backends():
-        marks.append(pytest.mark.skip(reason="torch is not installed"))
+    if name not in be.available_backends():
+        marks.append(pytest.mark.skip(reason=f"{name} is not installed"))
     return pytest.param(name, marks=marks, id=name)
 
 
@@ -76,6 +76,21 @@ def torch_backend():
     pytest.importorskip("torch")
     with be.using("torch", precision="float64", device="cpu"):
         yield "torch"
+
+
+@pytest.fixture(params=[_backend_param(n) for n in BACKENDS if n != "numpy"])
+def autodiff_backend(request):
+    """Each backend that differentiates (torch, jax), active (float64, CPU)."""
+    with be.using(request.param, precision="float64", device="cpu"):
+        yield request.param
+
+
+@pytest.fixture
+def jax_backend():
+    """The jax backend (float64, CPU); skips when jax is not installed."""
+    pytest.importorskip("jax")
+    with be.using("jax", precision="float64", device="cpu"):
+        yield "jax"
 
 
 def _namespace_name(x):

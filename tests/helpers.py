@@ -79,3 +79,21 @@ def autograd_graph_size(tensor) -> int:
         seen.add(node)
         stack.extend(next_node for next_node, _ in node.next_functions)
     return len(seen)
+
+
+def jaxpr_size(fn, *args) -> int:
+    """Number of equations in the jaxpr of ``fn(*args)``, sub-jaxprs (loop bodies) included."""
+    import jax
+
+    def count(jaxpr):
+        n = 0
+        for eqn in jaxpr.eqns:
+            n += 1
+            for param in eqn.params.values():
+                for sub in param if isinstance(param, (list, tuple)) else [param]:
+                    inner = getattr(sub, "jaxpr", sub)
+                    if hasattr(inner, "eqns"):
+                        n += count(inner)
+        return n
+
+    return count(jax.make_jaxpr(fn)(*args).jaxpr)

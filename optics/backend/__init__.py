@@ -1,4 +1,4 @@
-"""optics.backend (``be``): the one array layer over NumPy and PyTorch.
+"""optics.backend (``be``): the one array layer over NumPy, PyTorch and JAX.
 
 Every numerical routine in optics is written once against these names.
 Operations dispatch on the arrays they receive; creation uses the configured
@@ -10,16 +10,19 @@ backend, precision and device::
     x = be.linspace(0.0, 1.0, 5)       # float64 torch tensor on the CPU
     y = be.sqrt(x)
 
-This package is the only code in optics that imports torch or compares
-backend names; see docs/backend.md for the full list and how to add a backend.
+This package is the only code in optics that imports torch or jax; inside it
+only the registry (``_registry``) knows backends by name.  See docs/backend.md
+for the full list and how to add a backend.
 """
 
-from ..errors import BackendUnavailableError  # noqa: F401
+from ..errors import BackendUnavailableError, ConfigurationError  # noqa: F401
 from . import _optim as optim  # noqa: F401  (optimizer glue: be.optim.GradientOptimizer ...)
 from ._autodiff import (  # noqa: F401  (re-exported through __all__)
+    autodiff_kind,
     detach,
     enable_grad,
     grad_active,
+    graph_free_loop,
     no_grad,
     parameter,
     quiet_float_errors,
@@ -36,6 +39,7 @@ from ._compile import (  # noqa: F401  (re-exported through __all__)
 )
 from ._config import (  # noqa: F401  (re-exported through __all__)
     available_backends,
+    available_devices,
     get_backend,
     get_device,
     get_precision,

@@ -1,28 +1,82 @@
-"""Gradient switches: the one place optics asks whether autograd is recording."""
+"""Gradient switches: the one place optics asks whether derivatives are being taken.
+
+Two models of differentiation meet here (see docs/backend.md):
+
+- a *tape* (torch): a process-wide recording mode, trainable leaves, and
+  ``no_grad()`` / ``enable_grad()`` to switch recording off and on;
+- *transformations* (jax): no mode and no leaves; a function is
+  differentiated by ``jax.grad``, which calls it with tracers.  Code cannot
+  know whether a traced value will be differentiated later (``jax.grad`` of a
+  ``jax.jit`` function traces the jit first), so on JAX "gradients are being
+  recorded" means "a JAX transformation is tracing this code".  Work that
+  must not be differentiated runs on ``be.detach``-ed (``stop_gradient``)
+  inputs; ``no_grad()`` only turns :func:`grad_active` off inside the block.
+
+NumPy has neither: :func:`grad_active` is False and the switches are no-ops.
+"""
 
 from __future__ import annotations
 
-from . import _config
-from ._dispatch import configured, impl_of, torch_impl
+import contextlib
+
+from . import _config, _registry
+from ._dispatch import configured, impl_of, impls_of
 
 
-def grad_active() -> bool:
-    """True exactly when the torch backend is active and torch records gradients."""
-    return _config.get_backend() == "torch" and torch_impl().grad_enabled()
+def grad_active(*arrays) -> bool:
+    """True when derivatives of the current computation may be taken.
+
+    Parameters
+    ----------
+    *arrays : array, optional
+        The arrays the computation works on.  Given, the answer follows their
+        backends (any one recording is enough); without them it is the
+        configured backend's, or True while a JAX transformation traces.
+
+    Returns
+    -------
+    bool
+        torch: gradient recording is enabled (``torch.is_grad_enabled()``);
+        jax: a JAX transformation (``grad``, ``jit``, ``vmap`` ...) is tracing
+        and no :func:`no_grad` block is active; NumPy: False.
+    """
+    impls = impls_of(arrays) if arrays else [configured()]
+    if any(impl.grad_enabled() for impl in impls):
+        return True
+    # A transformation that is tracing is active whatever backend is configured.
+    return any(
+        impl.grad_enabled()
+        for impl in _registry.loaded()
+        if _registry.info(impl.name).autodiff == "transform"
+    )
+
+
+@contextlib.contextmanager
+def _all(method):
+    """Enter ``method()`` of every loaded backend with derivatives, innermost last."""
+    with contextlib.ExitStack() as stack:
+        for impl in _registry.loaded():
+            if _registry.info(impl.name).autodiff is not None:
+                stack.enter_context(getattr(impl, method)())
+        yield
 
 
 def no_grad():
-    """Context manager that stops gradient recording (a no-op on NumPy)."""
-    return configured().no_grad()
+    """Context manager: no derivatives are recorded inside, on every loaded backend.
+
+    torch stops recording; on JAX :func:`grad_active` is False inside (the
+    caller detaches its inputs, see the module docstring); a no-op on NumPy.
+    """
+    return _all("no_grad")
 
 
 def enable_grad():
-    """Context manager that turns gradient recording on (a no-op on NumPy).
+    """Context manager turning derivatives back on inside a :func:`no_grad` block.
 
     Build caches of parameter-derived values inside it, so they never end up
     detached because they were first filled during a no-grad solve.
     """
-    return configured().enable_grad()
+    return _all("enable_grad")
 
 
 def quiet_float_errors():
@@ -35,28 +89,62 @@ def quiet_float_errors():
 
 
 def detach(x):
-    """x cut from the autograd graph (NumPy arrays and scalars pass through)."""
+    """x cut from differentiation (torch ``detach``, jax ``stop_gradient``; NumPy passes)."""
     if isinstance(x, (int, float)):
         return x
     return impl_of(x).detach(x)
 
 
 def requires_grad(x) -> bool:
-    """True when x is a tensor that records gradients."""
+    """True when x may carry a derivative: a recording torch tensor, or a JAX tracer."""
     if isinstance(x, (int, float)):
         return False
     return bool(impl_of(x).requires_grad(x))
 
 
 def parameter(value, dtype=None):
-    """A trainable leaf: a tensor requiring grad on torch, a plain array on NumPy.
+    """A trainable value: a leaf requiring grad on torch, a plain array elsewhere.
 
     Arrays never become gradient leaves by themselves; this is the explicit
-    way to mark one (see the design rule "parameters are explicit").
+    way to mark one (see the design rule "parameters are explicit").  On JAX
+    there are no leaves: differentiate a function of the value with
+    ``jax.grad`` (or :mod:`optics.backend.optim`).
     """
     from ._creation import array
 
-    out = array(value, dtype=dtype)
-    if _config.get_backend() == "torch":
-        out = out.detach().requires_grad_(True)
-    return out
+    return configured().as_parameter(array(value, dtype=dtype))
+
+
+def autodiff_kind(name=None):
+    """How backend ``name`` (default: configured) differentiates: "tape", "transform" or None."""
+    return _registry.info(name or _config.get_backend()).autodiff
+
+
+def graph_free_loop(body, state, steps, active=None):
+    """``state`` after ``steps`` applications of ``body``, never differentiated.
+
+    The fixed-shape, host-sync-free loop of the compiled and traced solver
+    paths.  NumPy and torch run a Python loop (the caller is inside
+    :func:`no_grad`; torch.compile unrolls it); JAX runs one
+    ``lax.while_loop`` on stop-gradient inputs, so its jaxpr holds one body
+    whatever ``steps`` is.
+
+    Parameters
+    ----------
+    body : callable
+        ``state -> state``, the same structure and shapes out as in.
+    state : array or tuple of arrays
+        The starting state (used detached).
+    steps : int
+        Most applications of ``body``.
+    active : callable, optional
+        ``state -> bool array``; a backend with device-side control flow
+        (JAX) stops once it is false everywhere.  ``body`` must leave such a
+        state unchanged, so stopping early never changes the result.
+
+    Returns
+    -------
+    The final state, detached.
+    """
+    leaves = list(state) if isinstance(state, (tuple, list)) else [state]
+    return impls_of(leaves)[0].graph_free_loop(body, state, int(steps), active)

@@ -5,6 +5,11 @@ The process-wide defaults come from the environment variables ``OPTICS_BACKEND``
 from :func:`set_backend` / :func:`set_precision` / :func:`set_device`.  The
 context manager :func:`using` overrides them through ``contextvars``, so an
 override in one thread or task never leaks into another.
+
+Every value is validated where it is read: an unknown name raises
+:class:`~optics.errors.ConfigurationError` naming the variable or argument and
+listing the allowed values; a backend or device that is not available here
+raises :class:`~optics.errors.BackendUnavailableError`.
 """
 
 from __future__ import annotations
@@ -13,9 +18,10 @@ import contextlib
 import os
 from contextvars import ContextVar
 
-from ..errors import BackendUnavailableError
+from ..errors import BackendUnavailableError, ConfigurationError
+from . import _registry
 
-BACKENDS = ("numpy", "torch")
+BACKENDS = _registry.names()
 PRECISIONS = ("float64", "float32")
 
 _defaults = {"backend": "numpy", "precision": "float64", "device": "cpu"}
@@ -24,81 +30,124 @@ _override = {
     "precision": ContextVar("optics_precision", default=None),
     "device": ContextVar("optics_device", default=None),
 }
+#: Where a default came from, when not from a set_* call (for messages).
+_ENV_PENDING: dict[str, str] = {}
+
+TORCH_MISSING = _registry.missing_message("torch")
 
 
-TORCH_MISSING = (
-    "the torch backend needs PyTorch, which is not installed; "
-    "install it with: pip install 'optics[torch]' (or pip install torch)"
-)
-
-
-def _check_backend(name):
+def _select(name, source):
+    """Validate a backend name and load it (selection runs the backend's setup, e.g. x64)."""
     if name not in BACKENDS:
-        raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
-    if name == "torch" and not torch_installed():
-        raise BackendUnavailableError(TORCH_MISSING)
+        raise ConfigurationError(
+            f"{source}: unknown backend {name!r}; choose one of {', '.join(BACKENDS)}"
+        )
+    if not installed(name):
+        raise BackendUnavailableError(_registry.missing_message(name))
+    _registry.load(name).select()
     return name
 
 
-def _check_precision(name):
+def _check_precision(name, source):
     if name not in PRECISIONS:
-        raise ValueError(f"unknown precision {name!r}; choose 'float64' or 'float32'")
+        raise ConfigurationError(
+            f"{source}: unknown precision {name!r}; choose one of {', '.join(PRECISIONS)}"
+        )
     return name
 
 
-def _check_device(name):
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"device must be a non-empty string such as 'cpu' or 'cuda', not {name!r}")
+def device_kinds():
+    """Every device kind some registered backend knows ("cpu", "cuda" ...)."""
+    kinds = []
+    for name in BACKENDS:
+        kinds.extend(k for k in _registry.info(name).device_kinds if k not in kinds)
+    return kinds
+
+
+def _check_device_name(name, source):
+    """A device string of a known kind ("cpu", "cuda", "cuda:1"), else ConfigurationError."""
+    kinds = device_kinds()
+    kind = name.split(":")[0] if isinstance(name, str) else None
+    index = name.split(":", 1)[1] if isinstance(name, str) and ":" in name else "0"
+    if not kind or kind not in kinds or not index.isdigit():
+        raise ConfigurationError(
+            f"{source}: unknown device {name!r}; choose one of {', '.join(kinds)} "
+            "(optionally with an index, e.g. 'cuda:1')"
+        )
     return name
 
 
-_CHECKS = {"backend": _check_backend, "precision": _check_precision, "device": _check_device}
+def _check_device_available(name, backend, source):
+    """BackendUnavailableError unless ``backend`` (or, for NumPy, any backend) has the device."""
+    kind = name.split(":")[0]
+    if kind == "cpu":
+        return name
+    candidates = [backend] if kind in _registry.info(backend).device_kinds else []
+    if not candidates:  # NumPy ignores the device: any installed backend that has it will do
+        candidates = [n for n in BACKENDS if kind in _registry.info(n).device_kinds]
+    for candidate in candidates:
+        if installed(candidate) and _registry.load(candidate).device_available(name):
+            return name
+    found = available_devices(backend)
+    raise BackendUnavailableError(
+        f"{source}: device {name!r} is not available to the {backend} backend here "
+        f"(available: {', '.join(found)})"
+    )
+
+
+def available_devices(backend=None):
+    """Devices the backend (default: the configured one) can use here, "cpu" first."""
+    backend = backend or get_backend()
+    if not installed(backend):
+        return ["cpu"]
+    return _registry.load(backend).devices()
+
+
+def installed(name) -> bool:
+    """True when the library of backend ``name`` can be imported (without importing it)."""
+    return name in BACKENDS and _registry.installed(name)
 
 
 def torch_installed() -> bool:
     """True when PyTorch can be imported (checked without importing it)."""
-    import importlib.util
-
-    return importlib.util.find_spec("torch") is not None
+    return installed("torch")
 
 
 def _get(key):
     value = _override[key].get()
-    return _defaults[key] if value is None else value
-
-
-def _set(key, value):
-    # Only the process-wide default changes: an active ``using()`` block keeps its
-    # choice until it exits (precedence: argument > using() > set_*/environment >
-    # default).  Writing the override here too would be undone by the exit of the
-    # innermost block only, so the result would depend on how blocks are nested.
-    _defaults[key] = _CHECKS[key](value)
+    if value is not None:
+        return value
+    if key in _ENV_PENDING:
+        _check_environment(key)
+    return _defaults[key]
 
 
 def get_backend() -> str:
-    """Name of the active backend: ``"numpy"`` or ``"torch"``."""
+    """Name of the active backend (one of :func:`available_backends`)."""
     return _get("backend")
 
 
 def set_backend(name: str) -> None:
-    """Make ``name`` ("numpy" or "torch") the process-wide default backend.
+    """Make ``name`` ("numpy", "torch" or "jax") the process-wide default backend.
 
     Inside a :func:`using` block that chose a backend, that choice still holds
-    until the block exits.
+    until the block exits (precedence: argument > using() > set_*/environment >
+    default).
 
     Raises
     ------
-    ValueError
-        For a name that is not a backend.
+    ConfigurationError
+        For a name that is not a backend (a ValueError too).
     BackendUnavailableError
-        For "torch" when PyTorch is not installed (the message says how to install it).
+        When the backend's library is not installed (the message says how to install it).
     """
-    _set("backend", name)
+    _defaults["backend"] = _select(name, "set_backend")
+    _ENV_PENDING.pop("backend", None)
 
 
 def available_backends() -> list[str]:
-    """Backends that can be used here: numpy always, torch when installed."""
-    return ["numpy", "torch"] if torch_installed() else ["numpy"]
+    """Backends that can be used here: numpy always, torch and jax when installed."""
+    return [name for name in BACKENDS if installed(name)]
 
 
 def get_precision() -> str:
@@ -108,17 +157,28 @@ def get_precision() -> str:
 
 def set_precision(name: str) -> None:
     """Set the process-wide default float precision ("float64" or "float32")."""
-    _set("precision", name)
+    _defaults["precision"] = _check_precision(name, "set_precision")
+    _ENV_PENDING.pop("precision", None)
 
 
 def get_device() -> str:
-    """Device for new torch tensors (``"cpu"``, ``"cuda"``, ``"cuda:1"`` ...)."""
+    """Device for new arrays of device-aware backends (``"cpu"``, ``"cuda:1"`` ...)."""
     return _get("device")
 
 
 def set_device(name: str) -> None:
-    """Set the process-wide default device; NumPy arrays always live on the CPU."""
-    _set("device", name)
+    """Set the process-wide default device; NumPy arrays always live on the CPU.
+
+    Raises
+    ------
+    ConfigurationError
+        For a device kind no backend knows.
+    BackendUnavailableError
+        For a device that is not present here (``"cuda"`` without CUDA).
+    """
+    name = _check_device_name(name, "set_device")
+    _defaults["device"] = _check_device_available(name, get_backend(), "set_device")
+    _ENV_PENDING.pop("device", None)
 
 
 @contextlib.contextmanager
@@ -133,19 +193,19 @@ def using(name: str | None = None, *, precision: str | None = None, device: str 
 
     Parameters
     ----------
-    name : {"numpy", "torch"}, optional
+    name : {"numpy", "torch", "jax"}, optional
         Backend for array creation inside the block.
     precision : {"float64", "float32"}, optional
         Default float dtype of new arrays.
     device : str, optional
-        Device of new torch tensors ("cpu", "cuda", "cuda:1", ...).
+        Device of new arrays ("cpu", "cuda", "cuda:1", ...).
 
     Raises
     ------
-    ValueError
-        For an unknown backend or precision, or an empty device.
+    ConfigurationError
+        For an unknown backend, precision or device kind (nothing changes).
     BackendUnavailableError
-        For "torch" when PyTorch is not installed.
+        For a backend that is not installed or a device that is not present.
 
     Examples
     --------
@@ -154,35 +214,64 @@ def using(name: str | None = None, *, precision: str | None = None, device: str 
     ...     be.zeros(3).dtype
     dtype('float32')
     """
-    tokens = []
+    checked = {}
+    if name is not None:
+        checked["backend"] = _select(name, "using(name=...)")
+    if precision is not None:
+        checked["precision"] = _check_precision(precision, "using(precision=...)")
+    if device is not None:
+        device = _check_device_name(device, "using(device=...)")
+        backend = checked.get("backend") or get_backend()
+        checked["device"] = _check_device_available(device, backend, "using(device=...)")
+    tokens = [(key, _override[key].set(value)) for key, value in checked.items()]
     try:
-        for key, value in (("backend", name), ("precision", precision), ("device", device)):
-            if value is not None:
-                tokens.append((key, _override[key].set(_CHECKS[key](value))))
         yield
     finally:
         for key, token in reversed(tokens):
             _override[key].reset(token)
 
 
+_ENV_VARS = {
+    "backend": "OPTICS_BACKEND",
+    "precision": "OPTICS_PRECISION",
+    "device": "OPTICS_DEVICE",
+}
+
+
 def _read_environment():
-    """Apply OPTICS_BACKEND / OPTICS_PRECISION / OPTICS_DEVICE as the defaults."""
-    for key, var in (
-        ("backend", "OPTICS_BACKEND"),
-        ("precision", "OPTICS_PRECISION"),
-        ("device", "OPTICS_DEVICE"),
-    ):
+    """Apply OPTICS_BACKEND / OPTICS_PRECISION / OPTICS_DEVICE as the defaults.
+
+    Names are checked here, at import: a misspelt value fails ``import optics``
+    with a message naming the variable.  Whether the chosen library is present
+    is checked when it is first used (creation raises BackendUnavailableError),
+    and whether the device is, on the first read of the device
+    (``_check_environment``), so that neither makes ``import optics`` fail.
+    """
+    for key, var in _ENV_VARS.items():
         value = os.environ.get(var, "").strip()
         if not value:
             continue
+        source = f"environment variable {var}"
         if key == "backend" and value not in BACKENDS:
-            raise ValueError(f"{var}={value!r} is not a backend; choose numpy or torch")
-        # Availability of torch is checked when it is first used, so that a bad
-        # environment never makes ``import optics`` itself fail on a missing torch.
-        try:
-            _defaults[key] = value if key == "backend" else _CHECKS[key](value)
-        except ValueError as exc:
-            raise ValueError(f"environment variable {var}: {exc}") from None
+            _select(value, source)  # raises ConfigurationError naming the variable
+        elif key == "precision":
+            _check_precision(value, source)
+        elif key == "device":
+            _check_device_name(value, source)
+        _defaults[key] = value
+        if key == "device":
+            _ENV_PENDING[key] = var
+
+
+def _check_environment(key):
+    """First use of an environment choice: the library and the device must be present."""
+    var = _ENV_PENDING.pop(key)
+    source = f"environment variable {var}={_defaults[key]!r}"
+    try:
+        _check_device_available(_defaults[key], get_backend(), source)
+    except BaseException:
+        _ENV_PENDING[key] = var  # still wrong on the next use
+        raise
 
 
 _read_environment()

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _config
-from ._dispatch import configured, impl_of, resolve, torch_impl
+from . import _config, _registry
+from ._dispatch import configured, impl_of, resolve
 
 
 def _target(device):
     """(implementation, device argument) for new arrays of the configured backend."""
     impl = configured()
-    if impl.name == "numpy":
-        return impl, device
+    if _registry.info(impl.name).device_kinds == ("cpu",):
+        return impl, device  # a CPU-only library ignores the configured device
     return impl, device if device is not None else _config.get_device()
 
 
@@ -26,7 +26,7 @@ def _default_dtype(impl, dtype):
 
 
 def is_array(x) -> bool:
-    """True for a NumPy array or a torch tensor (or any Array API array)."""
+    """True for a NumPy array, a torch tensor, a JAX array (or any Array API array)."""
     if isinstance(x, np.ndarray):
         return True
     try:
@@ -170,8 +170,9 @@ def finfo(x):
     if isinstance(x, type) or isinstance(x, np.dtype):  # np.float32, np.dtype("float32")
         return np.finfo(x)
     dtype = getattr(x, "dtype", x)
-    if type(dtype).__module__.startswith("torch"):
-        return torch_impl().finfo(dtype)
+    for impl in _registry.loaded():
+        if impl.owns_dtype(dtype):
+            return impl.finfo(dtype)
     if isinstance(dtype, np.dtype) or dtype is x:
         return np.finfo(dtype)
     return impl_of(x).finfo(dtype)  # any other Array API array

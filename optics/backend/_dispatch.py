@@ -2,36 +2,32 @@
 
 The fast path is one dictionary lookup on ``type(x)``; the slow path runs
 once per new array type (and for Python scalars, which carry no backend and
-therefore use the configured one).
+therefore use the configured one).  Which module owns a type is asked of the
+registered backends whose library is already imported (each lists its
+``array_types``), never decided by name here.
 """
 
 from __future__ import annotations
 
 import numbers
-import sys
 
 import numpy as np
 
-from ..errors import BackendUnavailableError
-from . import _config
+from . import _config, _registry
 from . import _numpy_impl as numpy_impl
 
 _BY_TYPE: dict[type, object] = {np.ndarray: numpy_impl}
 _scalar_wrappers: dict[str, object] = {}
 
 
-def torch_impl():
-    """The torch implementation module, importing torch on first use."""
-    try:
-        from . import _torch_impl
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise BackendUnavailableError(_config.TORCH_MISSING) from exc
-    return _torch_impl
+def implementation(name):
+    """The implementation module of backend ``name`` (imports its library on first use)."""
+    return _registry.load(name)
 
 
 def configured():
     """Implementation of the configured backend (used for creation)."""
-    return torch_impl() if _config.get_backend() == "torch" else numpy_impl
+    return _registry.load(_config.get_backend())
 
 
 def _is_scalar(x):
@@ -45,11 +41,10 @@ def resolve(x):
     if isinstance(x, (np.ndarray, np.generic)):
         _BY_TYPE[type(x)] = numpy_impl
         return numpy_impl
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(x, torch.Tensor):
-        impl = torch_impl()
-        _BY_TYPE[type(x)] = impl
-        return impl
+    for impl in _registry.loaded():
+        if isinstance(x, impl.array_types):
+            _BY_TYPE[type(x)] = impl
+            return impl
     if isinstance(x, (list, tuple)):
         return configured()
     try:
@@ -90,6 +85,18 @@ def impl_of_all(*xs):
                 "optics.backend.asarray"
             )
     return found if found is not None else _scalar_wrapper(configured())
+
+
+def impls_of(xs):
+    """The distinct implementations of the arrays among ``xs`` (scalars and None skipped)."""
+    out = []
+    for x in xs:
+        if x is None or _is_scalar(x):
+            continue
+        impl = impl_of(x)
+        if impl not in out:
+            out.append(impl)
+    return out
 
 
 class _ScalarOps:

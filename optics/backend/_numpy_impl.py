@@ -120,6 +120,26 @@ def grad_enabled():
     return False
 
 
+def tracing():
+    return False
+
+
+def as_parameter(x):
+    return x
+
+
+def select():
+    """Nothing to set up when NumPy is chosen."""
+
+
+def devices():
+    return ["cpu"]
+
+
+def device_available(device):
+    return device == "cpu"
+
+
 no_grad = enable_grad = contextlib.nullcontext
 
 
@@ -143,3 +163,22 @@ def device_of(x):
 
 def item(x):
     return np.asarray(x).item()
+
+
+def graph_free_loop(body, state, steps, active=None):
+    """``steps`` applications of ``body`` (a Python loop; the caller is under no_grad)."""
+    for _ in range(steps):
+        state = body(state)
+    return state
+
+
+def owns_dtype(dtype):
+    return isinstance(dtype, np.dtype)
+
+
+def mark_trace_constant(fn):
+    """Nothing is compiled on NumPy."""
+
+
+def reset_compiled():
+    """Nothing is compiled on NumPy."""

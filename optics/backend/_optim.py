@@ -16,16 +16,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigurationError
-from . import _config
-from ._dispatch import torch_impl
+from . import _config, _registry
 
 #: The torch.optim algorithms :class:`GradientOptimizer` offers, by driver name.
 GRADIENT_ALGORITHMS = ("adam", "lbfgs")
 
 
 def has_autograd() -> bool:
-    """True when the configured backend computes exact gradients (torch)."""
-    return _config.get_backend() == "torch"
+    """True when the configured backend computes exact gradients (torch, jax)."""
+    return _registry.info(_config.get_backend()).autodiff is not None
 
 
 def require_autograd(what: str) -> None:
@@ -38,7 +37,7 @@ def require_autograd(what: str) -> None:
 
 
 def _torch():
-    return torch_impl().torch
+    return _registry.load("torch").torch
 
 
 def _leaves(values):

@@ -13,6 +13,13 @@ import contextlib
 import numpy as np
 import torch
 
+from ._torch_compile import (  # noqa: F401  (the torch backend's compile names)
+    compile_function,
+    explain_compile,
+    mark_trace_constant,
+    reset_compiled,
+)
+
 name = "torch"
 array_types = (torch.Tensor,)
 
@@ -308,6 +315,36 @@ no_grad = torch.no_grad
 enable_grad = torch.enable_grad
 
 
+def tracing():
+    return torch.compiler.is_compiling()
+
+
+def as_parameter(x):
+    return x.detach().requires_grad_(True)
+
+
+def select():
+    """Nothing to set up when torch is chosen (float64 is asked for per array)."""
+
+
+def devices():
+    found = ["cpu"]
+    if torch.cuda.is_available():
+        found += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        found.append("mps")
+    return found
+
+
+def device_available(device):
+    kind, _, index = device.partition(":")
+    if kind in ("cpu", "meta"):
+        return True
+    if kind == "cuda":
+        return torch.cuda.is_available() and int(index or 0) < torch.cuda.device_count()
+    return device in devices()
+
+
 def quiet_float_errors():
     return contextlib.nullcontext()  # torch never warns on inf/nan arithmetic
 
@@ -327,3 +364,14 @@ def device_of(x):
 
 def item(x):
     return x.item()
+
+
+def graph_free_loop(body, state, steps, active=None):
+    """``steps`` applications of ``body`` (a Python loop; the caller is under no_grad)."""
+    for _ in range(steps):
+        state = body(state)
+    return state
+
+
+def owns_dtype(dtype):
+    return isinstance(dtype, torch.dtype)

@@ -1,0 +1,164 @@
+"""The backend registry: name -> lazy loader -> capabilities.
+
+Every array library optics runs on is one :class:`BackendInfo` here.  The
+rest of ``optics.backend`` asks this registry (never a backend name) what a
+backend can do: differentiate, compile whole graphs, which device kinds it
+places arrays on, whether it has float64.  An implementation module is
+imported only when its backend is first selected or its arrays first seen,
+so ``import optics`` loads neither torch nor jax.
+
+Adding a backend: write one implementation module (the names of
+``_numpy_impl``, see docs/backend.md) and add one :func:`register` call
+below.  Nothing else in optics changes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from dataclasses import dataclass
+
+from ..errors import BackendUnavailableError
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """What optics knows about one backend before importing it.
+
+    Attributes
+    ----------
+    name : str
+        The name users choose it by (``be.set_backend(name)``, ``--backend``).
+    module : str
+        Implementation module inside ``optics.backend`` (e.g. ``"_jax_impl"``).
+    requires : str or None
+        Top-level package that must be importable (None: always available).
+    install : str
+        How to install it, quoted in :class:`BackendUnavailableError`.
+    autodiff : str or None
+        How it differentiates: ``"tape"`` (a recording mode and trainable
+        leaves, torch), ``"transform"`` (function transformations and tracers,
+        jax) or None (no derivatives).
+    compile : bool
+        Whether it compiles a whole trace into one graph (``compiled=True``).
+    device_kinds : tuple of str
+        Device kinds it places arrays on ("cpu", "cuda", "mps" ...); an index
+        may follow the kind ("cuda:1").
+    float64 : bool
+        Whether it computes in float64.
+    """
+
+    name: str
+    module: str
+    requires: str | None = None
+    install: str = ""
+    autodiff: str | None = None
+    compile: bool = False
+    device_kinds: tuple = ("cpu",)
+    float64: bool = True
+
+
+_REGISTRY: dict[str, BackendInfo] = {}
+
+
+def register(info: BackendInfo) -> None:
+    """Add (or replace) a backend; the first registered one is the default."""
+    _REGISTRY[info.name] = info
+
+
+def names() -> tuple:
+    """Every registered backend name, in registration order (numpy first)."""
+    return tuple(_REGISTRY)
+
+
+def info(name: str) -> BackendInfo:
+    """The :class:`BackendInfo` of a registered backend (KeyError otherwise)."""
+    return _REGISTRY[name]
+
+
+def installed(name: str) -> bool:
+    """True when the backend's library can be imported (checked without importing it)."""
+    requires = _REGISTRY[name].requires
+    if requires is None:
+        return True
+    if requires in sys.modules:
+        return sys.modules[requires] is not None
+    try:
+        return importlib.util.find_spec(requires) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_message(name: str) -> str:
+    """The one message for a backend whose library is not installed."""
+    entry = _REGISTRY[name]
+    return (
+        f"the {name} backend needs {entry.requires}, which is not installed; "
+        f"install it with: {entry.install}"
+    )
+
+
+_LOADED: dict[str, object] = {}
+
+
+def load(name: str):
+    """The implementation module of ``name``, importing it (and its library) on first use.
+
+    Raises
+    ------
+    BackendUnavailableError
+        When the backend's library is not installed (the message says how to install it).
+    """
+    impl = _LOADED.get(name)
+    if impl is not None:
+        return impl
+    entry = _REGISTRY[name]
+    if not installed(name):
+        raise BackendUnavailableError(missing_message(name))
+    try:
+        impl = importlib.import_module(f"{__package__}.{entry.module}")
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise BackendUnavailableError(missing_message(name)) from exc
+    _LOADED[name] = impl
+    return impl
+
+
+def loaded() -> list:
+    """Implementation modules of backends whose library is already imported.
+
+    Used to recognise an array's type without importing a library for it: a
+    torch tensor can only exist when torch is in ``sys.modules``.
+    """
+    out = []
+    for name, entry in _REGISTRY.items():
+        if name in _LOADED:
+            out.append(_LOADED[name])
+        elif entry.requires is None or sys.modules.get(entry.requires) is not None:
+            out.append(load(name))
+    return out
+
+
+register(BackendInfo("numpy", "_numpy_impl"))
+register(
+    BackendInfo(
+        "torch",
+        "_torch_impl",
+        requires="torch",
+        install="pip install 'optics[torch]' (or pip install torch)",
+        autodiff="tape",
+        compile=True,
+        device_kinds=("cpu", "cuda", "mps", "meta"),
+    )
+)
+register(
+    BackendInfo(
+        "jax",
+        "_jax_impl",
+        requires="jax",
+        install="pip install 'optics[jax]' (or pip install jax)",
+        autodiff="transform",
+        compile=True,
+        device_kinds=("cpu", "cuda", "gpu"),
+    )
+)
