@@ -25,6 +25,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ._jax_compile import (  # noqa: F401  (the jax backend's compile names)
+    compile_function,
+    explain_compile,
+    mark_trace_constant,
+    reset_compiled,
+)
+
 try:  # where a JAX transformation is tracing (no public name for it yet)
     from jax._src.core import trace_state_clean as _trace_state_clean
 except ImportError:  # pragma: no cover - depends on the JAX version
@@ -234,6 +241,7 @@ def quiet_float_errors():
 
 
 def to_numpy(x):
+    # Under an eager jax.grad a stop-gradient value is concrete again; under jit it is not.
     return np.asarray(lax.stop_gradient(x) if isinstance(x, jax.core.Tracer) else x)
 
 
@@ -242,7 +250,10 @@ def scatter(base, mask, values):
 
 
 def device_of(x):
-    device = next(iter(x.devices()))
+    try:
+        device = next(iter(x.devices()))
+    except jax.errors.ConcretizationTypeError:  # a traced value: JAX's default device
+        device = jax.devices()[0]
     return "cpu" if device.platform == "cpu" else f"cuda:{device.id}"
 
 
@@ -263,7 +274,7 @@ def device_available(device):
 
 
 def item(x):
-    return np.asarray(x).item()
+    return to_numpy(x).item()
 
 
 def graph_free_loop(body, state, steps, active=None):

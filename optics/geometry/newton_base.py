@@ -207,7 +207,7 @@ class _SurfaceRoot:
     def __init__(self, geometry, rays):
         self.geometry = geometry
         self.rays = rays  # x0, y0, z0, L, M, N, each shape (n,)
-        self.abs_n = None  # |N|, the fixed part of the slope scale
+        self.abs_n = be.abs(be.detach(rays[5]))  # |N|, the fixed part of the slope scale
         self.slopes = None  # (s_x, s_y) at each ray's latest t, kept from graph-free passes
         self.usable = None  # not near-vertical and inside the domain, set by reject()
 
@@ -218,8 +218,6 @@ class _SurfaceRoot:
         a, b = sx * L, sy * M
         residual = s - (z0 + t * N)
         slope = a + b - N
-        if self.abs_n is None:
-            self.abs_n = be.abs(be.detach(self.rays[5]))
         abs_n = self.abs_n if subset is None else self.abs_n[subset]
         scale = be.abs(a) + be.abs(b) + abs_n
         if not be.grad_active():  # the primal passes: keep slopes for the normal

@@ -301,11 +301,25 @@ def _iterate(problem, t, tol, max_iter, floor_constant, round_off_constant, comp
 
 
 def _iterate_masked(problem, t, tol, n_steps, floor_constant, round_off_constant):
-    """Exactly ``n_steps`` full-size masked Newton steps (no early exit, no host sync)."""
-    for _ in range(n_steps):
+    """Exactly ``n_steps`` full-size masked Newton steps (no early exit, no host sync).
+
+    The first step runs here, so a problem that fills caches on its first
+    evaluation fills them at the caller's level; the rest run in
+    ``be.graph_free_loop`` (a Python loop on NumPy and torch, one
+    ``lax.while_loop`` on stop-gradient inputs on JAX, which may stop once no
+    problem moves: a masked step then changes nothing).
+    """
+
+    def step(state):
+        t, _ = state
         F, F_t, scale = problem.evaluate(t)
         moving = _moving(t, F, F_t, tol, round_off_constant)
-        t = be.where(moving, t - _newton_step(F, F_t, scale, floor_constant), t)
+        return be.where(moving, t - _newton_step(F, F_t, scale, floor_constant), t), moving
+
+    if n_steps == 0:
+        return t, 0
+    state = step((t, None))
+    t, _ = be.graph_free_loop(step, state, n_steps - 1, active=lambda state: state[1])
     return t, n_steps
 
 
