@@ -13,7 +13,7 @@ from optics.analysis import ray_fan, spot_diagram
 from optics.errors import SolveError
 from optics.geometry import Standard
 from optics.materials import ConstantIndex
-from optics.optimize import MeritContext, OPERANDS
+from optics.optimize import OPERANDS, MeritContext
 from optics.sampling import hexapolar
 from optics.solvers import newton_2x2
 from optics.surfaces import Surface
