@@ -274,6 +274,8 @@ def evaluate(dispersion: Dispersion, wavelength):
 def _warn_outside(dispersion, wavelength):
     """Issue the one RuntimeWarning of a material whose valid range ``wavelength`` leaves."""
     # Until a material has warned, this costs one host sync per call.
+    if be.is_array(wavelength) and be.is_compiling(wavelength):
+        return  # inside a compiled graph (jax.jit) nothing can be read on the host
     low, high = dispersion.wavelength_range
     slack = _RANGE_SLACK_EPS * be.machine_eps(wavelength)
     outside = be.logical_or(wavelength < low * (1 - slack), wavelength > high * (1 + slack))

@@ -6,6 +6,8 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
+
 from optics.geometry import Standard
 from optics.materials import AIR, ConstantIndex
 from optics.surfaces import Surface
@@ -97,3 +99,34 @@ def jaxpr_size(fn, *args) -> int:
         return n
 
     return count(jax.make_jaxpr(fn)(*args).jaxpr)
+
+
+def derivative(fn, value) -> np.ndarray:
+    """d fn(v) / dv at ``value`` for every entry of fn's output, by the configured autodiff.
+
+    ``fn`` maps a 0-d array to an array; the derivative is exact (torch
+    autograd, or ``jax.jacrev``), returned flat as a float64 NumPy array.
+    """
+    from optics import backend as be
+
+    _, jacobian = be.optim.residuals_and_jacobian(
+        lambda leaves: be.reshape(fn(leaves[0]), (-1,)), [value]
+    )
+    return jacobian[:, 0]
+
+
+def derivative_graph_size(fn, value) -> int:
+    """Size of the recorded derivative of ``fn`` at ``value`` on the configured backend.
+
+    torch: autograd nodes reachable from fn(leaf); jax: equations of the
+    linearized function's jaxpr (``jax.linearize`` runs the primal eagerly, so
+    host syncs in ``fn`` are allowed).
+    """
+    from optics import backend as be
+
+    if be.autodiff_kind() == "tape":
+        return autograd_graph_size(fn(be.parameter(value)))
+    import jax
+
+    _, linear = jax.linearize(fn, be.asarray(value))
+    return jaxpr_size(linear, be.asarray(value))

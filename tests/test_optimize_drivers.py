@@ -88,7 +88,7 @@ def test_levenberg_marquardt_refuses_bounds():
 
 def test_torch_drivers_refuse_the_numpy_backend():
     problem, _ = _focus_problem()
-    with be.using("numpy"), pytest.raises(ConfigurationError, match="torch backend"):
+    with be.using("numpy"), pytest.raises(ConfigurationError, match="torch or jax backend"):
         optimize(problem, "adam")
 
 

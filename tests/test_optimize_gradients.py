@@ -13,8 +13,6 @@ from optics.geometry import Standard
 from optics.optimize import Operand, Problem, Variable
 from optics.surfaces import Surface
 
-pytest.importorskip("torch")
-
 
 def _fd_gradient(problem, u, h):
     """Central differences of the merit in scaled variables, step h."""
@@ -28,8 +26,7 @@ def _fd_gradient(problem, u, h):
 
 def _assert_matches_finite_differences(problem, u, rtol=1e-6):
     """Autograd gradient == central FD, after the FD agrees with itself at two steps."""
-    with be.using("torch"):
-        _, gradient = problem.value_and_gradient(u)
+    _, gradient = problem.value_and_gradient(u)  # on the autodiff backend of the test
     with be.using("numpy"):
         coarse, fine = _fd_gradient(problem, u, 1e-3), _fd_gradient(problem, u, 5e-4)
     scale = np.max(np.abs(fine))
@@ -48,23 +45,22 @@ def _cooke_problem():
     return Problem(reference_cooke(), variables, operands)
 
 
-def test_merit_gradient_matches_finite_differences_on_the_cooke_triplet():
+def test_merit_gradient_matches_finite_differences_on_the_cooke_triplet(autodiff_backend):
     problem = _cooke_problem()
     _assert_matches_finite_differences(problem, np.linspace(-0.5, 0.5, problem.size))
 
 
-def test_residual_jacobian_matches_finite_differences():
+def test_residual_jacobian_matches_finite_differences(autodiff_backend):
     problem = _cooke_problem()
     u = np.full(problem.size, 0.3)
-    with be.using("torch"):
-        r_torch, jacobian = problem.jacobian(u)
+    r_autodiff, jacobian = problem.jacobian(u)
     with be.using("numpy"):
         r_numpy, fd = problem.jacobian(u)  # central differences on NumPy
-    np.testing.assert_allclose(r_torch, r_numpy, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(r_autodiff, r_numpy, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(jacobian, fd, rtol=1e-6, atol=1e-8 * np.abs(fd).max())
 
 
-def test_gradient_reaches_conic_index_decenter_tilt_and_curvature_through_flat():
+def test_gradient_reaches_conic_index_decenter_tilt_and_curvature_through_flat(autodiff_backend):
     optic = singlet()
     optic.surfaces[2].geometry = Standard(-50.0, conic=-0.5)
     optic.surfaces[1].tilt = (0.5, 0.0, 0.0)
@@ -82,7 +78,7 @@ def test_gradient_reaches_conic_index_decenter_tilt_and_curvature_through_flat()
     _assert_matches_finite_differences(problem, np.array([0.2, -0.1, 0.3, 0.2, 9.0, 0.1]))
 
 
-def test_even_asphere_coefficient_gradient_matches_finite_differences():
+def test_even_asphere_coefficient_gradient_matches_finite_differences(autodiff_backend):
     geometry_types = pytest.importorskip("optics.geometry.aspheres")
     optic = singlet(epd=20.0)
     optic.surfaces[1].geometry = geometry_types.EvenAsphere(50.0, 0.0, [0.0, 0.0])
@@ -96,7 +92,7 @@ def test_even_asphere_coefficient_gradient_matches_finite_differences():
 
 
 def test_variables_are_the_only_gradient_leaves_of_the_merit():
-    import torch
+    torch = pytest.importorskip("torch")  # leaves are a torch notion (JAX has none)
 
     optic = reference_cooke()
     optic.surfaces[3].thickness = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
@@ -117,12 +113,11 @@ def test_variables_are_the_only_gradient_leaves_of_the_merit():
     assert found == {id(leaf) for leaf in leaves}
 
 
-def test_the_optic_holds_plain_floats_after_an_optimization():
+def test_the_optic_holds_plain_floats_after_an_optimization(autodiff_backend):
     from optics.optimize import optimize
 
     problem = _cooke_problem()
-    with be.using("torch"):
-        optimize(problem, "adam", steps=2)
+    optimize(problem, "adam", steps=2)
     values = [problem.optic.surfaces[i].geometry.radius for i in range(1, 7)]
     assert all(isinstance(v, float) and math.isfinite(v) for v in values)
     assert isinstance(problem.optic.surfaces[6].thickness, float)

@@ -20,6 +20,7 @@ from . import _optim as optim  # noqa: F401  (optimizer glue: be.optim.GradientO
 from ._autodiff import (  # noqa: F401  (re-exported through __all__)
     autodiff_kind,
     detach,
+    detach_all,
     enable_grad,
     grad_active,
     graph_free_loop,
@@ -53,6 +54,7 @@ from ._creation import (  # noqa: F401  (re-exported through __all__)
     array,
     asarray,
     astype,
+    backend_of,
     device_of,
     empty,
     empty_like,

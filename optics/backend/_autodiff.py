@@ -95,6 +95,21 @@ def detach(x):
     return impl_of(x).detach(x)
 
 
+def detach_all(obj):
+    """``obj`` (an optic, a surface, a dataclass ...) with every array in it detached.
+
+    For graph-free work on an object whose parameters may carry derivatives:
+    on torch and NumPy ``no_grad()`` already suffices and ``obj`` itself is
+    returned; while a JAX transformation traces, a shallow copy whose arrays
+    went through ``stop_gradient`` (under an eager ``jax.grad`` they are then
+    concrete again, so the work records nothing).
+    """
+    for impl in _registry.loaded():
+        if _registry.info(impl.name).autodiff == "transform" and impl.tracing():
+            return impl.detach_all(obj)
+    return obj
+
+
 def requires_grad(x) -> bool:
     """True when x may carry a derivative: a recording torch tensor, or a JAX tracer."""
     if isinstance(x, (int, float)):

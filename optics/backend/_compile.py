@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..errors import ConfigurationError
 from . import _config, _registry
-from ._dispatch import configured
+from ._dispatch import configured, impl_of
 
 #: Functions evaluated once while a graph is traced (their results baked in):
 #: reads of ``contextvars`` configuration that TorchDynamo cannot trace.
@@ -44,16 +44,22 @@ def trace_constant(fn):
     return fn
 
 
-def is_compiling() -> bool:
-    """True while a graph compiler or transformation traces the calling code.
+def is_compiling(*arrays) -> bool:
+    """True while a graph compiler traces the calling code: values cannot be read on the host.
 
-    TorchDynamo capturing a graph, or any JAX transformation (``jit``,
-    ``grad``, ``vmap``) tracing: values are then symbolic or must not be
-    read on the host.  Code with a fused, host-sync-free variant (the
+    TorchDynamo capturing a graph; on JAX, given ``arrays``, when any of them
+    is abstract (a ``jit`` or ``vmap`` tracer; under an eager ``jax.grad``
+    values are concrete and this is False), and without arrays whenever a JAX
+    transformation traces.  Code with a fused, host-sync-free variant (the
     fixed-shape masked Newton solve) asks this to choose it.  False whenever
     no such library is loaded.
     """
-    return any(impl.tracing() for impl in _registry.loaded())
+    impls = _registry.loaded()
+    if arrays:
+        return any(impl.compiling() for impl in impls) or any(
+            impl_of(a).abstract(a) for a in arrays if a is not None
+        )
+    return any(impl.tracing() for impl in impls)
 
 
 def can_compile() -> bool:

@@ -217,6 +217,11 @@ def size(x) -> int:
     return n
 
 
+def backend_of(x) -> str:
+    """Name of the backend whose arrays x is ("numpy", "torch", "jax"; tracers included)."""
+    return impl_of(x).name
+
+
 def device_of(x) -> str:
     """Device of an array as a string ("cpu" for NumPy)."""
     return impl_of(x).device_of(x)

@@ -37,7 +37,7 @@ class _Splitter:
     """
 
     def __init__(self):
-        self.leaves, self._slots, self.opaque = [], {}, {}
+        self.leaves, self._slots, self.opaque, self.objects = [], {}, {}, []
 
     def skeleton(self, obj):
         if isinstance(obj, (jax.Array, np.ndarray)):
@@ -56,8 +56,15 @@ class _Splitter:
         if fields is None:
             self.opaque[id(obj)] = obj
             return ("opaque", id(obj))
-        self.opaque[id(obj)] = obj
-        return ("object", id(obj), tuple((k, self.skeleton(v)) for k, v in fields))
+        # Walked objects are keyed by type (a fresh frame per call is still the same
+        # graph); the rebuild finds the object of this call by its position.
+        self.objects.append(obj)
+        return (
+            "object",
+            type(obj),
+            len(self.objects) - 1,
+            tuple((k, self.skeleton(v)) for k, v in fields),
+        )
 
 
 def _fields(obj):
@@ -69,7 +76,7 @@ def _fields(obj):
     return None
 
 
-def _rebuild(skeleton, leaves, opaque):
+def _rebuild(skeleton, leaves, opaque, objects=None):
     """The structure of ``skeleton`` with ``leaves`` in its slots (objects shallow-copied)."""
     kind = skeleton[0]
     if kind == "leaf":
@@ -77,13 +84,13 @@ def _rebuild(skeleton, leaves, opaque):
     if kind == "value":
         return skeleton[2]
     if kind in (list, tuple):
-        return kind(_rebuild(s, leaves, opaque) for s in skeleton[1])
+        return kind(_rebuild(s, leaves, opaque, objects) for s in skeleton[1])
     if kind is dict:
-        return {k: _rebuild(s, leaves, opaque) for k, s in skeleton[1]}
-    obj = opaque[skeleton[1]]
+        return {k: _rebuild(s, leaves, opaque, objects) for k, s in skeleton[1]}
     if kind == "opaque":
-        return obj
-    values = {k: _rebuild(s, leaves, opaque) for k, s in skeleton[2]}
+        return opaque[skeleton[1]]
+    obj = objects[skeleton[2]]
+    values = {k: _rebuild(s, leaves, opaque, objects) for k, s in skeleton[3]}
     if dataclasses.is_dataclass(obj):
         return dataclasses.replace(obj, **{k: v for k, v in values.items() if _init(obj, k)})
     out = copy.copy(obj)
@@ -112,16 +119,16 @@ def compile_function(fn, **_options):
             out_skeleton = {}
 
             def flat(*leaves):
-                result = fn(*_rebuild(key, leaves, splitter.opaque))
+                result = fn(*_rebuild(key, leaves, splitter.opaque, splitter.objects))
                 out = _Splitter()
-                out_skeleton["key"] = (out.skeleton(result), out.opaque)
+                out_skeleton["key"] = (out.skeleton(result), out.opaque, out.objects)
                 return out.leaves
 
             entry = cache[key] = (jax.jit(flat), out_skeleton)
         jitted, out_skeleton = entry
         leaves = jitted(*[jnp.asarray(leaf) for leaf in splitter.leaves])
-        skeleton, opaque = out_skeleton["key"]
-        return _rebuild(skeleton, leaves, opaque)
+        skeleton, opaque, objects = out_skeleton["key"]
+        return _rebuild(skeleton, leaves, opaque, objects)
 
     return call
 
@@ -132,10 +139,18 @@ def explain_compile(fn, *args, **kwargs):
     key = splitter.skeleton((args, kwargs))
 
     def flat(*leaves):
-        a, k = _rebuild(key, leaves, splitter.opaque)
+        a, k = _rebuild(key, leaves, splitter.opaque, splitter.objects)
         out = _Splitter()
         out.skeleton(fn(*a, **k))
         return out.leaves
 
     jaxpr = jax.make_jaxpr(flat)(*[jnp.asarray(leaf) for leaf in splitter.leaves])
     return CompileReport(graph_count=1, graph_break_count=0, op_count=len(jaxpr.eqns))
+
+
+def detach_all(obj):
+    """``obj`` with every array inside it passed through ``stop_gradient`` (objects copied)."""
+    splitter = _Splitter()
+    skeleton = splitter.skeleton(obj)
+    leaves = [jax.lax.stop_gradient(leaf) for leaf in splitter.leaves]
+    return _rebuild(skeleton, leaves, splitter.opaque, splitter.objects)

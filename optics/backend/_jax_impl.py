@@ -27,6 +27,7 @@ from jax import lax
 
 from ._jax_compile import (  # noqa: F401  (the jax backend's compile names)
     compile_function,
+    detach_all,
     explain_compile,
     mark_trace_constant,
     reset_compiled,
@@ -132,8 +133,13 @@ def _device(device):
     return found[int(index or 0)]
 
 
+_DEFAULT_PLATFORM = jax.devices()[0].platform
+
+
 def _place(out, device):
-    return out if device is None else jax.device_put(out, _device(device))
+    if device is None or (device == "cpu" and _DEFAULT_PLATFORM == "cpu"):
+        return out  # already there: no device_put (it is an operation of its own)
+    return jax.device_put(out, _device(device))
 
 
 def asarray(obj, dtype=None, device=None, copy=False):
@@ -204,6 +210,15 @@ def tracing():
     return not _trace_state_clean()
 
 
+def compiling():
+    return False  # abstract values are asked of the arrays (abstract), not of a mode
+
+
+def abstract(x):
+    """True when x's value cannot be read on the host (a jit or vmap tracer)."""
+    return isinstance(x, jax.core.Tracer) and isinstance(lax.stop_gradient(x), jax.core.Tracer)
+
+
 def requires_grad(x):
     return isinstance(x, jax.core.Tracer)
 
@@ -234,6 +249,22 @@ def enable_grad():
 
 def as_parameter(x):
     return x  # JAX has no leaves: jax.grad differentiates a function of x
+
+
+def value_and_grad(fn, arrays):
+    """fn(*arrays) (0-d) and its gradient with respect to each array (``jax.value_and_grad``)."""
+    if not arrays:
+        return fn(), []
+    value, grads = jax.value_and_grad(fn, argnums=tuple(range(len(arrays))))(*arrays)
+    return value, list(grads)
+
+
+def jacobian(fn, arrays):
+    """fn(*arrays) (1-D) and its Jacobian with respect to each array (``jax.jacrev``)."""
+    out = fn(*arrays)
+    if not arrays:
+        return out, []
+    return out, list(jax.jacrev(fn, argnums=tuple(range(len(arrays))))(*arrays))
 
 
 def quiet_float_errors():
@@ -296,6 +327,13 @@ def graph_free_loop(body, state, steps, active=None):
 
     init = (jnp.asarray(0, dtype=jnp.int32), state, jnp.asarray(True))
     converted, consts = jax.closure_convert(step, init)
+    leaves = jax.tree_util.tree_leaves(state)
+    if not builtins.any(isinstance(v, jax.core.Tracer) for v in [*leaves, *consts]):
+        # Concrete inputs (eager, or detached under an eager jax.grad): nothing records,
+        # and a Python loop costs no XLA compilation of the body.
+        for _ in range(steps):
+            state = body(state)
+        return state
     consts = [lax.stop_gradient(c) for c in consts]
     _, out, _ = lax.while_loop(
         lambda carry: (carry[0] < steps) & carry[2], lambda carry: converted(carry, *consts), init

@@ -1,14 +1,15 @@
-"""Optimizer glue: trainable leaves, torch.optim steps and autograd derivatives.
+"""Optimizer glue: exact derivatives at a point and gradient-optimizer steps, on any backend.
 
 The optimization package (optics/optimize/) is written against these
-backend-neutral functions and never sees torch: it asks whether the
+backend-neutral functions and never sees torch or jax: it asks whether the
 configured backend differentiates (:func:`has_autograd`), then either hands
-its loss to a :class:`GradientOptimizer` (torch.optim underneath) or asks for
-a gradient or a Jacobian at a point.  On NumPy these raise
-:class:`~optics.errors.ConfigurationError` with the fix in the message.
-
-Every function makes its own leaves: the variables of one optimization are
-the only tensors in the graph that require grad.
+its loss to a :class:`GradientOptimizer` or asks for a gradient or a Jacobian
+at a point.  Each backend with derivatives supplies ``value_and_grad`` and
+``jacobian`` in its implementation module (torch: autograd on fresh leaves;
+jax: ``jax.value_and_grad`` / ``jax.jacrev``), and optionally a native
+``gradient_optimizer`` (torch.optim); otherwise :class:`GradientOptimizer`
+runs Adam here, in NumPy, on the backend's gradients.  On NumPy everything
+raises :class:`~optics.errors.ConfigurationError` with the fix in the message.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ import numpy as np
 
 from ..errors import ConfigurationError
 from . import _config, _registry
+from ._creation import array, to_numpy
+from ._dispatch import configured
 
-#: The torch.optim algorithms :class:`GradientOptimizer` offers, by driver name.
+#: The gradient algorithms :class:`GradientOptimizer` offers, by driver name.
 GRADIENT_ALGORITHMS = ("adam", "lbfgs")
 
 
@@ -27,42 +30,27 @@ def has_autograd() -> bool:
     return _registry.info(_config.get_backend()).autodiff is not None
 
 
+def _differentiating():
+    return [n for n in _config.available_backends() if _registry.info(n).autodiff is not None]
+
+
 def require_autograd(what: str) -> None:
-    """Raise ConfigurationError unless the configured backend has autograd."""
+    """Raise ConfigurationError unless the configured backend has derivatives."""
     if not has_autograd():
+        names = " or ".join(_differentiating()) or "torch or jax (not installed)"
         raise ConfigurationError(
-            f"{what} needs automatic differentiation: use the torch backend "
-            "(--backend torch, OPTICS_BACKEND=torch or be.using('torch'))"
+            f"{what} needs automatic differentiation: use the {names} backend "
+            "(--backend, OPTICS_BACKEND or be.using(...))"
         )
 
 
-def _torch():
-    return _registry.load("torch").torch
+def _points(values):
+    """One 0-d array of the configured backend and precision per entry of ``values``."""
+    return [array(float(v)) for v in np.asarray(values, dtype=float).ravel()]
 
 
-def _leaves(values):
-    """One fresh 0-d float leaf requiring grad per entry of ``values``."""
-    from ._creation import float_dtype
-
-    torch = _torch()
-    device = _config.get_device()
-    return [
-        torch.tensor(float(v), dtype=float_dtype(), device=device, requires_grad=True)
-        for v in np.asarray(values, dtype=float).ravel()
-    ]
-
-
-def _as_numpy(tensors):
-    return np.array([float(t.detach()) for t in tensors]) if tensors else np.zeros(0)
-
-
-def _grads(outputs, leaves, retain_graph=False):
-    """d outputs / d leaves as an ndarray; zeros where no leaf reaches ``outputs``."""
-    if not outputs.requires_grad:
-        return np.zeros(len(leaves))
-    torch = _torch()
-    grads = torch.autograd.grad(outputs, leaves, retain_graph=retain_graph, allow_unused=True)
-    return np.array([0.0 if g is None else float(g) for g in grads])
+def _floats(arrays):
+    return np.array([float(to_numpy(a)) for a in arrays]) if arrays else np.zeros(0)
 
 
 def value_and_gradient(loss_fn, values):
@@ -71,7 +59,7 @@ def value_and_gradient(loss_fn, values):
     Parameters
     ----------
     loss_fn : callable
-        Maps a list of n 0-d leaves to a 0-d loss.
+        Maps a list of n 0-d arrays to a 0-d loss.
     values : array_like, shape (n,)
         The point.
 
@@ -81,19 +69,17 @@ def value_and_gradient(loss_fn, values):
     gradient : ndarray, shape (n,)
     """
     require_autograd("an autograd gradient")
-    leaves = _leaves(values)
-    with _torch().enable_grad():
-        loss = loss_fn(leaves)
-        return float(loss.detach()), _grads(loss, leaves)
+    loss, grads = configured().value_and_grad(lambda *p: loss_fn(list(p)), _points(values))
+    return float(to_numpy(loss)), _floats(grads)
 
 
 def residuals_and_jacobian(residual_fn, values):
-    """Residuals and their exact Jacobian at ``values`` (one backward pass per residual).
+    """Residuals and their exact Jacobian at ``values``.
 
     Parameters
     ----------
     residual_fn : callable
-        Maps a list of n 0-d leaves to a 1-D residual array of length m.
+        Maps a list of n 0-d arrays to a 1-D residual array of length m.
     values : array_like, shape (n,)
 
     Returns
@@ -102,17 +88,28 @@ def residuals_and_jacobian(residual_fn, values):
     jacobian : ndarray, shape (m, n)
     """
     require_autograd("an autograd Jacobian")
-    leaves = _leaves(values)
-    with _torch().enable_grad():
-        residuals = residual_fn(leaves)
-        m = residuals.shape[0]
-        rows = [_grads(residuals[i], leaves, retain_graph=i < m - 1) for i in range(m)]
-    jacobian = np.stack(rows) if rows else np.zeros((0, len(leaves)))
-    return residuals.detach().cpu().numpy().astype(float), jacobian
+    points = _points(values)
+    residuals, columns = configured().jacobian(lambda *p: residual_fn(list(p)), points)
+    residuals = np.asarray(to_numpy(residuals), dtype=float)
+    jacobian = np.stack([np.asarray(to_numpy(c), dtype=float) for c in columns], axis=1)
+    return residuals, jacobian.reshape(residuals.shape[0], len(points))
 
 
-class GradientOptimizer:
-    """A torch.optim algorithm over fresh 0-d leaves, one per variable.
+def gradients(fn, arrays):
+    """fn(*arrays) (0-d) and its gradient with respect to each array, as NumPy arrays.
+
+    For checks of derivatives with respect to whole arrays (ray coordinates).
+    """
+    require_autograd("an autograd gradient")
+    value, grads = configured().value_and_grad(fn, list(arrays))
+    return float(to_numpy(value)), [np.asarray(to_numpy(g), dtype=float) for g in grads]
+
+
+def GradientOptimizer(algorithm, values, learning_rate, lower=None, upper=None):  # noqa: N802
+    """A gradient algorithm over the variables, one 0-d array each.
+
+    torch runs its own ``torch.optim`` Adam or L-BFGS (strong-Wolfe line
+    search); other backends with derivatives run :class:`AdamOptimizer`.
 
     Parameters
     ----------
@@ -123,74 +120,63 @@ class GradientOptimizer:
         Step size in the units of ``values``.
     lower, upper : array_like, shape (n,), optional
         Bounds enforced by projection after every step (``±inf`` for none).
+
+    Returns
+    -------
+    object
+        With ``step(loss_fn) -> (loss before, gradient there)`` and
+        ``values() -> ndarray (n,)``; ``loss_fn`` maps the list of variables
+        to a 0-d loss.
+    """
+    require_autograd(f"the {algorithm!r} driver")
+    if algorithm not in GRADIENT_ALGORITHMS:
+        raise ConfigurationError(
+            f"unknown gradient algorithm {algorithm!r}; choose one of {GRADIENT_ALGORITHMS}"
+        )
+    impl = configured()
+    native = getattr(impl, "gradient_optimizer", None)
+    if native is not None:
+        dtype = impl.float_dtype(_config.get_precision())
+        return native(algorithm, values, learning_rate, lower, upper, dtype)
+    if algorithm != "adam":
+        raise ConfigurationError(
+            f"the {algorithm!r} driver needs the torch backend; on {impl.name} use adam, or "
+            "minimize (SciPy L-BFGS-B with exact gradients)"
+        )
+    return AdamOptimizer(values, learning_rate, lower, upper)
+
+
+class AdamOptimizer:
+    """Adam (Kingma & Ba 2015, torch.optim's defaults) in NumPy on exact gradients.
+
+    Parameters as in :func:`GradientOptimizer`.  The moments and the update
+    are a few NumPy operations on n numbers; the gradient comes from
+    :func:`value_and_gradient`.
     """
 
-    def __init__(self, algorithm, values, learning_rate, lower=None, upper=None):
-        require_autograd(f"the {algorithm!r} driver")
-        torch = _torch()
-        self.leaves = _leaves(values)
-        self._algorithm = algorithm
-        n = len(self.leaves)
+    def __init__(self, values, learning_rate, lower=None, upper=None, betas=(0.9, 0.999)):
+        self._u = np.asarray(values, dtype=float).ravel().copy()
+        n = self._u.size
         self._lower = np.full(n, -np.inf) if lower is None else np.asarray(lower, dtype=float)
         self._upper = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
-        if algorithm == "adam":
-            self._optimizer = torch.optim.Adam(self.leaves, lr=learning_rate)
-        elif algorithm == "lbfgs":
-            # One iteration per step; max_eval is the line search's budget (its
-            # default, 1.25 max_iter, would leave it a single evaluation).  The
-            # caller owns the stop criteria: torch's absolute tolerances (1e-7
-            # on the gradient, 1e-9 on changes) would freeze small merits.
-            self._optimizer = torch.optim.LBFGS(
-                self.leaves,
-                lr=learning_rate,
-                max_iter=1,
-                max_eval=25,
-                history_size=20,
-                tolerance_grad=0.0,
-                tolerance_change=0.0,
-                line_search_fn="strong_wolfe",
-            )
-        else:
-            raise ConfigurationError(
-                f"unknown gradient algorithm {algorithm!r}; choose one of {GRADIENT_ALGORITHMS}"
-            )
-        self._project()
+        self._rate, (self._beta1, self._beta2) = float(learning_rate), betas
+        self._m, self._v, self._k = np.zeros(n), np.zeros(n), 0
+        self._eps = 1e-8  # torch.optim.Adam's epsilon, in units of the (normalized) gradient
+        self._u = np.clip(self._u, self._lower, self._upper)
 
     def step(self, loss_fn):
-        """One update; returns (loss before it, gradient there) as (float, ndarray (n,)).
-
-        ``loss_fn`` maps the list of leaves to a 0-d loss; L-BFGS may call it
-        several times (line search).
-        """
-        torch = _torch()
-        optimizer = self._optimizer
-        first = {}
-
-        def closure():
-            optimizer.zero_grad(set_to_none=False)
-            loss = loss_fn(self.leaves)
-            if loss.requires_grad:  # else no variable reaches the loss: zero gradient
-                loss.backward()
-            if not first:
-                first["loss"] = float(loss.detach())
-                first["grad"] = _as_numpy([leaf.grad for leaf in self.leaves])
-            return loss
-
-        with torch.enable_grad():
-            optimizer.step(closure)
-        if self._algorithm == "lbfgs" and not optimizer.state[self.leaves[0]].get("t"):
-            # A failed line search (t = 0) would repeat forever from the same
-            # memory: restart from steepest descent, as L-BFGS codes do.
-            optimizer.state.clear()
-        self._project()
-        return first["loss"], first["grad"]
+        """One Adam update; returns (loss before it, gradient there)."""
+        loss, grad = value_and_gradient(loss_fn, self._u)
+        self._k += 1
+        self._m = self._beta1 * self._m + (1 - self._beta1) * grad
+        self._v = self._beta2 * self._v + (1 - self._beta2) * grad * grad
+        m_hat = self._m / (1 - self._beta1**self._k)
+        v_hat = self._v / (1 - self._beta2**self._k)
+        self._u = np.clip(
+            self._u - self._rate * m_hat / (np.sqrt(v_hat) + self._eps), self._lower, self._upper
+        )
+        return loss, grad
 
     def values(self):
         """Current values, ndarray (n,)."""
-        return _as_numpy(self.leaves)
-
-    def _project(self):
-        torch = _torch()
-        with torch.no_grad():
-            for leaf, lo, hi in zip(self.leaves, self._lower, self._upper):
-                leaf.clamp_(float(lo), float(hi))
+        return self._u.copy()

@@ -19,6 +19,11 @@ from ._torch_compile import (  # noqa: F401  (the torch backend's compile names)
     mark_trace_constant,
     reset_compiled,
 )
+from ._torch_optim import TorchGradientOptimizer as gradient_optimizer  # noqa: F401
+from ._torch_optim import (  # noqa: F401  (the torch backend's derivative helpers)
+    jacobian,
+    value_and_grad,
+)
 
 name = "torch"
 array_types = (torch.Tensor,)
@@ -319,6 +324,13 @@ def tracing():
     return torch.compiler.is_compiling()
 
 
+compiling = tracing
+
+
+def abstract(x):
+    return False  # under TorchDynamo every tensor is symbolic: asked through compiling()
+
+
 def as_parameter(x):
     return x.detach().requires_grad_(True)
 
@@ -375,3 +387,7 @@ def graph_free_loop(body, state, steps, active=None):
 
 def owns_dtype(dtype):
     return isinstance(dtype, torch.dtype)
+
+
+def detach_all(obj):
+    return obj  # no_grad() already stops recording for everything computed inside it

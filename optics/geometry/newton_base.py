@@ -143,6 +143,10 @@ class NewtonRaphsonGeometry(Geometry):
         rays = [be.reshape(be.broadcast_to(a, shape), (-1,)) for a in (x, y, z, L, M, N)]
         grad = be.grad_active()
         problem = _SurfaceRoot(self, rays)
+        # The graph-free iteration's copy: on JAX the geometry and rays go through
+        # stop_gradient (no_grad cannot stop a transformation); elsewhere the same object.
+        detached = be.detach_all(self)
+        primal = problem if detached is self else _SurfaceRoot(detached, rays, detach=True)
         scope = self._prepared.scope() if self._prepared is not None else nullcontext()
         # Rays off the surface's domain make NaN on the way; they are classified, not errors.
         with scope, be.quiet_float_errors():
@@ -155,18 +159,19 @@ class NewtonRaphsonGeometry(Geometry):
                 max_iter=self.max_iter,
                 name=f"{self.type_name} surface intersection",
                 stacklevel=3,
+                primal=primal,
             )
         # In a compiled graph (static): a fixed masked step count, no host sync, no gathers.
         static = result.static
         clean = not static and result.n_rejected == 0
-        hit = result.regular if grad or clean else result.valid & problem.usable
+        hit = result.regular if grad or clean else result.valid & primal.usable
         t = result.t
         if static or result.counts.get("non_finite"):
             t = be.where(be.isfinite(be.detach(t)), t, 0.0)
         if grad:
             normal = _AttachedNormal(self, hit, shape, clean)
         else:
-            normal = _StoredNormal(problem.slopes, hit, shape, clean)
+            normal = _StoredNormal(primal.slopes, hit, shape, clean)
         return be.reshape(t, shape), be.reshape(hit, shape), normal
 
 
@@ -175,9 +180,9 @@ class _SurfaceRoot:
 
     __slots__ = ("geometry", "rays", "abs_n", "slopes", "usable")
 
-    def __init__(self, geometry, rays):
+    def __init__(self, geometry, rays, detach=False):
         self.geometry = geometry
-        self.rays = rays  # x0, y0, z0, L, M, N, each shape (n,)
+        self.rays = [be.detach(a) for a in rays] if detach else rays  # x0, y0, z0, L, M, N (n,)
         self.abs_n = be.abs(be.detach(rays[5]))  # |N|, the fixed part of the slope scale
         self.slopes = None  # (s_x, s_y) at each ray's latest t, kept from graph-free passes
         self.usable = None  # not near-vertical and inside the domain, set by reject()

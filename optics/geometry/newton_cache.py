@@ -51,12 +51,14 @@ def _leaf_key(value):
     counter = getattr(value, "_version", None)
     if counter is not None:
         return (id(value), counter, be.requires_grad(value))
+    if be.requires_grad(value):  # a traced value (JAX): immutable, and it has no bytes to read
+        return (id(value), True)
     return (id(value), be.to_numpy(value).tobytes())
 
 
 def _array_kind(like):
     """Backend, dtype and device of the arrays the prepared values must match."""
-    return (type(like), str(like.dtype), be.device_of(like))
+    return (be.backend_of(like), str(like.dtype), be.device_of(like))
 
 
 class PreparedCache:

@@ -143,6 +143,7 @@ def solve_scalar_root(
     round_off_constant=ROUND_OFF_CONSTANT,
     name="scalar Newton solve",
     stacklevel=2,
+    primal=None,
 ) -> ScalarRootResult:
     """Solve n scalar equations F(t) = 0 by Newton's method with an implicit correction.
 
@@ -179,6 +180,12 @@ def solve_scalar_root(
         Names the solve in the rejection warning.
     stacklevel : int
         ``stacklevel`` of the warning; 2 points at the caller of this function.
+    primal : ScalarRootProblem, optional
+        The same problem on detached inputs, iterated and classified instead
+        of ``problem`` (which then only supplies the implicit correction).
+        JAX needs it: ``no_grad()`` cannot stop a transformation from
+        recording work on its tracers, so the iteration must see none
+        (``be.detach_all``).  Default: ``problem`` itself.
 
     Returns
     -------
@@ -197,21 +204,22 @@ def solve_scalar_root(
     transfer of the category counts at the end (``worst_residual`` is read
     lazily).
     """
-    settings = resolve_settings(tol, max_iter)
+    settings = resolve_settings(tol, max_iter, t0)
     tol, max_iter, static = settings.tolerance, settings.max_iterations, settings.static
     force_iterations, compact = settings.forced_iterations, settings.compact
     t_bar = be.detach(t0)
+    primal = problem if primal is None else primal
     with be.no_grad():
         if force_iterations is not None:
             t_bar, n_iter = _iterate_masked(
-                problem, t_bar, tol, int(force_iterations), floor_constant, round_off_constant
+                primal, t_bar, tol, int(force_iterations), floor_constant, round_off_constant
             )
-            F, F_t, scale = problem.evaluate(t_bar)
+            F, F_t, scale = primal.evaluate(t_bar)
         else:
             t_bar, F, F_t, scale, n_iter = _iterate(
-                problem, t_bar, tol, max_iter, floor_constant, round_off_constant, compact
+                primal, t_bar, tol, max_iter, floor_constant, round_off_constant, compact
             )
-        rejected = _classify(problem, t_bar, F, F_t, scale, tol, floor_constant, round_off_constant)
+        rejected = _classify(primal, t_bar, F, F_t, scale, tol, floor_constant, round_off_constant)
         counts = {} if static else _tally(rejected)
     regular = ~_union(rejected.values())
     grad = be.grad_active()

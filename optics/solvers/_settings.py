@@ -92,16 +92,17 @@ def forced_iterations(n):
     return solver_settings(forced_iterations=None if n is None else int(n))
 
 
-def resolve_settings(tolerance, max_iterations) -> ResolvedSettings:
+def resolve_settings(tolerance, max_iterations, *arrays) -> ResolvedSettings:
     """The settings for one solve whose own defaults are ``tolerance`` and ``max_iterations``.
 
-    Inside a compiled graph the solve is static: a fixed masked step count
+    Inside a compiled graph (or when one of ``arrays``, the solve's inputs,
+    is an abstract JAX tracer) the solve is static: a fixed masked step count
     (the forced count, else the iteration limit) with no host sync.
     """
     settings = current_settings()
     tolerance = tolerance if settings.tolerance is None else settings.tolerance
     max_iterations = max_iterations if settings.max_iterations is None else settings.max_iterations
-    static = be.is_compiling()
+    static = be.is_compiling(*arrays)
     forced = settings.forced_iterations
     if static and forced is None:
         forced = max_iterations

@@ -114,7 +114,7 @@ def trace_bundle(
     rings : int
         Hexapolar rings when ``pupil`` is not given.
     compiled : bool
-        Trace the pupil rays as one compiled graph (torch backend; see
+        Trace the pupil rays as one compiled graph (torch or jax backend; see
         :mod:`optics.trace.compiled`); the chief rays trace eagerly.
     first_order : ParaxialData, optional
         ``paraxial(optic)`` when the caller has it already.

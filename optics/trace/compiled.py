@@ -1,8 +1,9 @@
-"""The fused trace: launch and every surface compiled into one graph (torch backend).
+"""The fused trace: launch and every surface compiled into one graph (torch or jax backend).
 
 Eager array code spends most of its time moving temporaries through memory:
 each elementwise operation reads and writes whole ray arrays.  Compiled into
-one graph (``torch.compile``, TorchDynamo + Inductor), the per-surface chains
+one graph (``torch.compile``, TorchDynamo + Inductor; or ``jax.jit`` on the jax
+backend, XLA), the per-surface chains
 fuse into a few loops that keep the ray state in registers, so the trace runs
 near the bandwidth of reading and writing the ray state once per surface (see
 docs/performance.md).
@@ -137,7 +138,7 @@ def batch_bucket(n: int) -> int:
 def trace_rays_compiled(
     optic, hx, hy, px, py, wavelength=None, *, compiler=None, newton_iterations=None
 ):
-    """Trace real rays to the image surface as one compiled graph (torch backend).
+    """Trace real rays to the image surface as one compiled graph (torch or jax backend).
 
     Parameters
     ----------
@@ -209,8 +210,9 @@ def _launch_inputs(optic, hx, hy, px, py, wavelength):
 def _require_compilable():
     if not be.can_compile():
         raise ConfigurationError(
-            "compiled=True needs the torch backend (be.set_backend('torch') or "
-            "`with be.using('torch'):`); the NumPy backend traces eagerly only"
+            f"compiled=True needs a backend that compiles graphs, not {be.get_backend()!r} "
+            "(be.set_backend('torch') or 'jax', or `with be.using('jax'):`); "
+            "the NumPy backend traces eagerly only"
         )
 
 

@@ -27,7 +27,7 @@ def trace_rays(optic, hx, hy, px, py, wavelength=None, *, record=False, compiled
         Also return the rays at every surface (for plots).
     compiled : bool
         Run the launch and the whole surface loop as one compiled graph
-        (torch backend only; see :mod:`optics.trace.compiled`).  Not
+        (torch or jax backend; see :mod:`optics.trace.compiled`).  Not
         combinable with ``record``.
 
     Returns

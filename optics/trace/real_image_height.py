@@ -36,6 +36,7 @@ reflected makes the residual NaN, which the line search refuses.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -186,9 +187,10 @@ def _solve(optic, targets, first_order, tol, max_iter, unique=None):
     distinct = targets if unique is None else targets[unique[0]]
     problem = _FieldProblem(optic, distinct, first_order)
     tol = problem.default_tolerance() if tol is None else float(tol)
+    primal = problem.detached()  # graph-free iterations on every backend (JAX: stop_gradient)
     result = newton_2x2(
-        problem.residual,
-        problem.jacobian,
+        primal.residual,
+        primal.jacobian,
         problem.seed(),
         tol=tol,
         max_iter=max_iter,
@@ -200,7 +202,7 @@ def _solve(optic, targets, first_order, tol, max_iter, unique=None):
     expand = (lambda v: v) if unique is None else (lambda v: v[unique[1]])
     if be.grad_active():
         with be.no_grad():
-            J_bar = problem.jacobian(q)
+            J_bar = primal.jacobian(q)
         image = problem.image_xy(q)  # the one grad-attached chief-ray trace
         q = implicit_correction_2x2(
             expand(image) - targets,
@@ -244,6 +246,21 @@ class _FieldProblem:
         if not self.optic.object_at_infinity:
             lengths.append(abs(float(be.item(self.optic.surfaces[0].thickness))))
         return ROUND_OFF_CONSTANT * be.machine_eps(self.targets) * max(lengths)
+
+    def detached(self):
+        """This problem on detached copies of the optic, targets and first-order data.
+
+        Its residual evaluations record nothing on any backend (on torch the
+        solver's ``no_grad()`` does that already, and this is the problem itself).
+        """
+        optic, targets, first_order = be.detach_all((self.optic, self.targets, self.first_order))
+        if optic is self.optic:
+            return self
+        primal = copy.copy(self)
+        primal.optic, primal.targets, primal.first_order = optic, targets, first_order
+        primal.wavelength = be.detach(self.wavelength)
+        primal._evaluated = []
+        return primal
 
     def seed(self):
         """Paraxial q₀ = h / m, detached, shape (m, 2)."""
