@@ -100,7 +100,7 @@ def relative_error(a: float, b: float) -> float:
 
 
 def check_gradients(
-    optic, paths, metric="rms_spot", *, relative_step=DEFAULT_RELATIVE_STEP
+    optic, paths, metric="rms_spot", *, relative_step=DEFAULT_RELATIVE_STEP, backend=None
 ) -> dict:
     """Compare autograd and finite-difference derivatives of a metric.
 
@@ -114,6 +114,9 @@ def check_gradients(
         The metric: a name from :data:`METRICS` or a function optic -> 0-d array.
     relative_step : float
         The finite-difference step relative to |value| (see the module docstring).
+    backend : str, optional
+        The differentiating backend ("torch" or "jax"); by default the first
+        installed one of :func:`optics.backend.autodiff_backends`.
 
     Returns
     -------
@@ -125,7 +128,7 @@ def check_gradients(
     ParameterPathError
         A path is malformed, unknown or does not hold a finite number.
     OpticsError
-        Unknown metric, or torch is not installed.
+        Unknown metric, or no differentiating backend is installed.
     """
     name, function = _metric(metric)
     paths = list(paths)
@@ -133,7 +136,7 @@ def check_gradients(
         raise ParameterPathError("gradcheck needs at least one parameter path")
     start = [_start_value(optic, path) for path in paths]
     with (
-        be.using("torch", precision="float64"),
+        be.using(backend or (be.autodiff_backends() or ["torch"])[0], precision="float64"),
         solver_settings(tolerance=0.0),
         _restored(optic, paths),
     ):

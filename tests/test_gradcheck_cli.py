@@ -7,10 +7,15 @@ import json
 import pytest
 from _newton_cases import NAMES, make, parameter_paths, singlet_with
 
+from optics import backend as be
 from optics.cli import main
 from optics.io import save
 
-pytest.importorskip("torch")
+BACKENDS = [
+    pytest.param(n, marks=pytest.mark.skipif(n not in be.available_backends(), reason="missing"))
+    for n in ("torch", "jax")
+]
+pytestmark = pytest.mark.skipif(not be.autodiff_backends(), reason="no autodiff backend")
 
 
 def _run(capsys, argv):
@@ -29,10 +34,13 @@ def lens_file(tmp_path):
     return write
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", NAMES)
-def test_autograd_agrees_with_finite_differences_on_every_surface_type(name, lens_file, capsys):
+def test_autograd_agrees_with_finite_differences_on_every_surface_type(
+    name, backend, lens_file, capsys
+):
     paths = [f"surfaces[1].{p}" for p in parameter_paths(name)] + ["surfaces[1].thickness"]
-    argv = ["gradcheck", lens_file(name), "--json"]
+    argv = ["gradcheck", lens_file(name), "--json", "--backend", backend]
     for path in paths:
         argv += ["--param", path]
     status, out, err = _run(capsys, argv)
@@ -91,3 +99,23 @@ def test_the_parameters_are_left_as_they_were(lens_file):
     assert optic.surfaces[1].geometry.coefficients == before
     assert optic.surfaces[1].geometry.radius == -20.0
     assert optic.surfaces[1].geometry.tol == 1e-10
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_derivatives_through_the_real_image_height_field_solve(backend, tmp_path, capsys):
+    from helpers import reference_cooke
+
+    from optics.system import Fields
+
+    optic = reference_cooke()
+    optic.fields = Fields("real_image_height", [(0.0, 0.0), (0.0, 12.0), (0.0, 18.0)])
+    path = tmp_path / "cooke_rih.toml"
+    save(optic, path)
+    params = ["surfaces[3].radius", "surfaces[4].thickness", "surfaces[1].material.index"]
+    argv = ["gradcheck", str(path), "--json", "--backend", backend]
+    for param in params:
+        argv += ["--param", param]
+    status, out, err = _run(capsys, argv)
+    assert status == 0, err
+    for entry in json.loads(out)["params"]:
+        assert entry["rel_err"] < 1e-6, entry

@@ -26,10 +26,10 @@ def _merit(path):
         return problem.merit_float(problem.start())
 
 
-@pytest.mark.parametrize("backend", ["numpy", "torch"])
+@pytest.mark.parametrize("backend", ["numpy", "torch"])  # jax: the test after the next ones
 def test_optimize_writes_a_better_lens_and_leaves_the_input_alone(lens, tmp_path, capsys, backend):
     if backend not in be.available_backends():
-        pytest.skip("torch is not installed")
+        pytest.skip(f"{backend} is not installed")
     original = lens.read_bytes()
     out = tmp_path / "out.toml"
     assert main(["optimize", str(lens), "--backend", backend, "-o", str(out)]) == 0
@@ -105,7 +105,26 @@ def test_torch_driver_on_numpy_exits_2(lens, tmp_path, capsys):
         str(tmp_path / "o.toml"),
     ]
     assert main(args) == 2
-    assert "torch backend" in capsys.readouterr().err
+    assert "torch or jax backend" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("driver", ["adam", "least_squares"])
+def test_jax_gradient_and_scipy_drivers_lower_the_merit(lens, tmp_path, capsys, driver):
+    pytest.importorskip("jax")
+    out = tmp_path / "out.toml"
+    args = ["optimize", str(lens), "--backend", "jax", "--driver", driver, "--steps", "30"]
+    assert main([*args, "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["backend"] == "jax" and report["driver"] == driver
+    assert _merit(out) < 0.5 * _merit(lens)
+
+
+def test_lbfgs_on_jax_exits_2_naming_the_alternatives(lens, tmp_path, capsys):
+    pytest.importorskip("jax")
+    args = ["optimize", str(lens), "--backend", "jax", "--driver", "lbfgs"]
+    assert main([*args, "-o", str(tmp_path / "o.toml")]) == 2
+    err = capsys.readouterr().err
+    assert "torch backend" in err and "minimize" in err and err.count("\n") == 1
 
 
 def test_output_is_required(lens, capsys):

@@ -39,8 +39,10 @@ from ._compile import (  # noqa: F401  (re-exported through __all__)
     trace_constant,
 )
 from ._config import (  # noqa: F401  (re-exported through __all__)
+    autodiff_backends,
     available_backends,
     available_devices,
+    backend_names,
     get_backend,
     get_device,
     get_precision,

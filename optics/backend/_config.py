@@ -145,6 +145,16 @@ def set_backend(name: str) -> None:
     _ENV_PENDING.pop("backend", None)
 
 
+def backend_names() -> tuple:
+    """Every registered backend name, installed or not (numpy first)."""
+    return BACKENDS
+
+
+def autodiff_backends() -> list[str]:
+    """Installed backends that compute exact derivatives (torch, jax)."""
+    return [n for n in available_backends() if _registry.info(n).autodiff is not None]
+
+
 def available_backends() -> list[str]:
     """Backends that can be used here: numpy always, torch and jax when installed."""
     return [name for name in BACKENDS if installed(name)]

@@ -30,14 +30,10 @@ def has_autograd() -> bool:
     return _registry.info(_config.get_backend()).autodiff is not None
 
 
-def _differentiating():
-    return [n for n in _config.available_backends() if _registry.info(n).autodiff is not None]
-
-
 def require_autograd(what: str) -> None:
     """Raise ConfigurationError unless the configured backend has derivatives."""
     if not has_autograd():
-        names = " or ".join(_differentiating()) or "torch or jax (not installed)"
+        names = " or ".join(_config.autodiff_backends()) or "torch or jax (not installed)"
         raise ConfigurationError(
             f"{what} needs automatic differentiation: use the {names} backend "
             "(--backend, OPTICS_BACKEND or be.using(...))"

@@ -14,7 +14,7 @@ def add_backend_options(parser, *, precision=True):
     """Add --backend (and --precision) to a subcommand parser."""
     parser.add_argument(
         "--backend",
-        choices=["numpy", "torch"],
+        choices=be.backend_names(),
         default=None,
         help="array backend (default: OPTICS_BACKEND or numpy)",
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import backend as be
 from ._common import load_lens, print_json, table
 
 
@@ -9,9 +10,10 @@ def register(subparsers):
     parser = subparsers.add_parser(
         "gradcheck",
         help="check autograd derivatives against finite differences",
-        description="Differentiate a metric of LENS with respect to lens parameters by autograd "
-        "(torch, float64) and by central finite differences at two steps h and h/2, and print "
-        "their relative difference. Newton surfaces are solved to round-off for the check.",
+        description="Differentiate a metric of LENS with respect to lens parameters by automatic "
+        "differentiation (torch autograd or jax.grad, float64) and by central finite differences "
+        "at two steps h and h/2, and print their relative difference. Newton surfaces are solved "
+        "to round-off for the check.",
         epilog="PATH examples: surfaces[3].radius, surfaces[3].conic, surfaces[2].thickness, "
         "surfaces[3].coefficients[2], surfaces[6].coefficients[1][2], surfaces[1].terms[0], "
         "surfaces[2].material.index (see docs/surfaces.md).",
@@ -34,6 +36,12 @@ def register(subparsers):
         help="rms_spot: mean RMS spot radius about the centroid over the fields at the primary "
         "wavelength (hexapolar, 6 rings); efl: paraxial focal length (default rms_spot)",
     )
+    parser.add_argument(
+        "--backend",
+        choices=[n for n in be.backend_names() if be.autodiff_kind(n)],
+        default=None,
+        help="the differentiating backend (default: torch when installed, else jax)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
 
@@ -42,7 +50,7 @@ def run(args) -> int:
     from ..gradcheck import check_gradients
 
     optic = load_lens(args.lens)
-    report = check_gradients(optic, args.params, args.metric)
+    report = check_gradients(optic, args.params, args.metric, backend=args.backend)
     if args.json:
         print_json(report)
         return 0

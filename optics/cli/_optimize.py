@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from .. import backend as be
 from ._common import UsageError, json_number, load_lens, print_json, table
 
 DRIVER_CHOICES = ("adam", "lbfgs", "least_squares", "minimize")
@@ -23,17 +24,17 @@ def register(subparsers):
     )
     parser.add_argument(
         "--backend",
-        choices=["torch", "numpy"],
+        choices=be.backend_names(),
         default=None,
-        help="torch: exact autograd gradients; numpy: finite differences "
-        "(default: torch when installed, else numpy)",
+        help="torch or jax: exact gradients (autograd, jax.grad); numpy: finite differences "
+        "(default: torch when installed, else jax, else numpy)",
     )
     parser.add_argument(
         "--driver",
         choices=DRIVER_CHOICES,
         default=None,
         help="optimizer (default: the section's 'driver', else minimize); "
-        "adam and lbfgs need --backend torch",
+        "adam needs --backend torch or jax, lbfgs --backend torch",
     )
     parser.add_argument(
         "--steps",
@@ -66,13 +67,12 @@ def register(subparsers):
 
 
 def run(args):
-    from .. import backend as be
     from ..io import save
     from ..optimize import default_driver, optimize, problem_from_lens
 
     if args.steps is not None and args.steps < 0:
         raise UsageError(f"--steps must be >= 0, not {args.steps}")
-    backend = args.backend or ("torch" if "torch" in be.available_backends() else "numpy")
+    backend = args.backend or (be.autodiff_backends() or ["numpy"])[0]
     with be.using(backend):
         optic = load_lens(args.lens)
         problem, section = problem_from_lens(optic, f"{args.lens}: [optimize]")
