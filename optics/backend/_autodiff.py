@@ -43,6 +43,8 @@ def grad_active(*arrays) -> bool:
     impls = impls_of(arrays) if arrays else [configured()]
     if any(impl.grad_enabled() for impl in impls):
         return True
+    if configured().compiling():
+        return False  # inside a torch.compile graph: nothing else is asked (no graph breaks)
     # A transformation that is tracing is active whatever backend is configured.
     return any(
         impl.grad_enabled()
@@ -51,13 +53,26 @@ def grad_active(*arrays) -> bool:
     )
 
 
-@contextlib.contextmanager
 def _all(method):
-    """Enter ``method()`` of every loaded backend with derivatives, innermost last."""
+    """``method()`` of every loaded backend with derivatives, as one context manager.
+
+    Inside a torch.compile graph only the configured backend's (TorchDynamo
+    traces torch's own context managers, not a ContextVar of another library).
+    """
+    impl = configured()
+    if impl.compiling():
+        return getattr(impl, method)()
+    impls = [i for i in _registry.loaded() if _registry.info(i.name).autodiff is not None]
+    if len(impls) == 1:
+        return getattr(impls[0], method)()
+    return _stacked([getattr(i, method) for i in impls])
+
+
+@contextlib.contextmanager
+def _stacked(contexts):
     with contextlib.ExitStack() as stack:
-        for impl in _registry.loaded():
-            if _registry.info(impl.name).autodiff is not None:
-                stack.enter_context(getattr(impl, method)())
+        for context in contexts:
+            stack.enter_context(context())
         yield
 
 
@@ -104,6 +119,8 @@ def detach_all(obj):
     went through ``stop_gradient`` (under an eager ``jax.grad`` they are then
     concrete again, so the work records nothing).
     """
+    if configured().compiling():
+        return obj
     for impl in _registry.loaded():
         if _registry.info(impl.name).autodiff == "transform" and impl.tracing():
             return impl.detach_all(obj)

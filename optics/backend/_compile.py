@@ -54,6 +54,8 @@ def is_compiling(*arrays) -> bool:
     fixed-shape masked Newton solve) asks this to choose it.  False whenever
     no such library is loaded.
     """
+    if configured().compiling():
+        return True  # checked first: TorchDynamo traces nothing of another library here
     impls = _registry.loaded()
     if arrays:
         return any(impl.compiling() for impl in impls) or any(
