@@ -18,9 +18,19 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "optics"
 BACKEND = PACKAGE / "backend"
-BACKEND_NAMES = {"torch", "numpy"}
+BACKEND_NAMES = {"torch", "numpy", "jax"}
 IMPORTERS = {"import_module", "__import__", "find_spec", "import_optional"}
-PRIVATE_BACKEND_MODULES = {"_torch_impl", "_numpy_impl", "_xp_impl", "_dispatch"}
+PRIVATE_BACKEND_MODULES = {
+    "_torch_impl",
+    "_numpy_impl",
+    "_jax_impl",
+    "_xp_impl",
+    "_dispatch",
+    "_registry",
+    "_torch_compile",
+    "_torch_optim",
+    "_jax_compile",
+}
 
 
 def optics_sources():
@@ -31,7 +41,8 @@ def optics_sources():
 
 
 def _is_torch(module_name):
-    return module_name is not None and module_name.split(".")[0] == "torch"
+    """torch or jax (the libraries only optics/backend/ may import)."""
+    return module_name is not None and module_name.split(".")[0] in ("torch", "jax", "jaxlib")
 
 
 def _is_sys_modules(node):
