@@ -196,3 +196,19 @@ def test_graph_free_loop_has_one_body_and_no_gradient(jax_backend):
     sizes = {jaxpr_size(lambda th, n=n: loop(th, n), theta) for n in (5, 50)}
     assert len(sizes) == 1 and sizes.pop() < 40
     assert jax.grad(lambda th: be.sum(loop(th, 30)))(theta).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_the_environment_selects_jax_in_float64_without_importing_it_at_import():
+    import os
+    import subprocess
+    import sys
+
+    code = "import sys; from optics import backend as be; print('jax' in sys.modules); "
+    code += "x = be.zeros(1); print(be.get_backend(), be.backend_of(x), x.dtype)"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPTICS_")}
+    env["OPTICS_BACKEND"] = "jax"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "jax", "jax", "float64"]

@@ -24,7 +24,7 @@ from . import _registry
 BACKENDS = _registry.names()
 PRECISIONS = ("float64", "float32")
 
-_defaults = {"backend": "numpy", "precision": "float64", "device": "cpu"}
+_defaults = {"backend": BACKENDS[0], "precision": "float64", "device": "cpu"}
 _override = {
     "backend": ContextVar("optics_backend", default=None),
     "precision": ContextVar("optics_precision", default=None),
@@ -32,8 +32,6 @@ _override = {
 }
 #: Where a default came from, when not from a set_* call (for messages).
 _ENV_PENDING: dict[str, str] = {}
-
-TORCH_MISSING = _registry.missing_message("torch")
 
 
 def _select(name, source):
@@ -106,11 +104,6 @@ def available_devices(backend=None):
 def installed(name) -> bool:
     """True when the library of backend ``name`` can be imported (without importing it)."""
     return name in BACKENDS and _registry.installed(name)
-
-
-def torch_installed() -> bool:
-    """True when PyTorch can be imported (checked without importing it)."""
-    return installed("torch")
 
 
 def _get(key):
