@@ -16,10 +16,10 @@ import importlib.metadata
 import json
 import math
 import sys
-import tomllib
 from pathlib import Path
 
 import numpy as np
+import tomllib
 from optiland.distribution import BaseDistribution
 from optiland.materials import IdealMaterial
 from optiland.mtf import FFTMTF
