@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from .. import backend as be
 from ..frames import vertex_z
 from ..paraxial import paraxial
+from ..polynomials.zernike import zernike_basis
 from ..sampling import gauss_pupil
 from ..surfaces import media
 from ..trace import trace_rays
@@ -255,6 +256,22 @@ def sample_wavefront(optic, fields, wavelength, px, py):
     return waves, valid, rays
 
 
+_BASIS_CACHE: dict = {}
+
+
+def _cached_basis(px, py, key):
+    """The Zernike basis at the (constant) pupil samples, built once per sampling and array type.
+
+    The samples depend on no parameter, so the cached array carries no graph.
+    """
+    key = (*key, type(px), str(px.dtype), be.device_of(px))
+    basis = _BASIS_CACHE.get(key)
+    if basis is None:
+        rings, arms, terms, ordering = key[:4]
+        basis = _BASIS_CACHE[key] = zernike_basis(terms, px, py, ordering, axis=0)
+    return basis
+
+
 def wavefront(optic, field, wavelength=None, *, rings=16, arms=None, terms=37, ordering="fringe"):
     """OPD map, RMS/P-V statistics and Zernike fit of one field.
 
@@ -280,7 +297,8 @@ def wavefront(optic, field, wavelength=None, *, rings=16, arms=None, terms=37, o
     waves, valid, _ = sample_wavefront(optic, [field], wavelength, px, py)
     waves, valid = waves[0], valid[0]
     stats = wavefront_statistics(waves, px, py, weights, valid)
-    fit = zernike_fit(px, py, waves, be.where(valid, weights, 0.0), terms, ordering)
+    basis = _cached_basis(px, py, (rings, arms, terms, ordering))
+    fit = zernike_fit(px, py, waves, be.where(valid, weights, 0.0), terms, ordering, basis)
     return WavefrontResult(
         field=tuple(float(v) for v in field),
         wavelength=wavelength,

@@ -41,7 +41,7 @@ class ZernikeFit:
         return [float(v) for v in be.to_numpy(self.coefficients).reshape(-1)]
 
 
-def zernike_fit(px, py, values, weights, terms=FRINGE_MAX_INDEX, ordering="fringe"):
+def zernike_fit(px, py, values, weights, terms=FRINGE_MAX_INDEX, ordering="fringe", basis=None):
     """Weighted least-squares Zernike coefficients of values sampled at pupil points.
 
     Parameters
@@ -55,12 +55,14 @@ def zernike_fit(px, py, values, weights, terms=FRINGE_MAX_INDEX, ordering="fring
     terms : int
         Number of terms J (37 for the full Fringe set).
     ordering : {"fringe", "noll"}
+    basis : array, shape (J, P), optional
+        ``zernike_basis(terms, px, py, ordering, axis=0)`` when the caller has it.
 
     Returns
     -------
     ZernikeFit
     """
-    basis_t = zernike_basis(terms, px, py, ordering, axis=0)  # (J, P)
+    basis_t = zernike_basis(terms, px, py, ordering, axis=0) if basis is None else basis
     weights = weights + be.zeros_like(values)  # (..., P)
     weighted_t = basis_t * weights[..., None, :]  # (..., J, P)
     gram = be.matmul(weighted_t, _transpose(basis_t))  # (..., J, J)
