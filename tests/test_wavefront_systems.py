@@ -22,8 +22,9 @@ import pytest
 import optics
 from optics import backend as be
 from optics.analysis.mtf import diffraction_limit, mtf
+from optics.analysis.opd import opd
 from optics.analysis.psf import SamplingWarning, psf
-from optics.analysis.wavefront import opd, wavefront
+from optics.analysis.wavefront import wavefront
 
 DATA = Path(__file__).resolve().parent / "data" / "wavefront"
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import backend as be
+from .opd import sample_wavefront
 from .psf import PSFResult
-from .wavefront import pupil_samples, sample_wavefront
+from .wavefront import pupil_samples
 
 __all__ = ["EnergyResult", "psf_encircled_energy", "geometric_encircled_energy"]
 

@@ -22,9 +22,9 @@ import math
 from dataclasses import dataclass
 
 from .. import backend as be
+from .opd import sample_wavefront
 from .psf import check_sampling, choose_samples, fast_size, psf_from_opd, sample_pupil
-from .spot import normalized_fields
-from .wavefront import pupil_samples, sample_wavefront
+from .wavefront import pupil_samples
 
 __all__ = [
     "MTFResult",
@@ -153,7 +153,7 @@ def mtf(optic, fields=None, frequencies=None, wavelength=None, *, samples=None, 
     -------
     MTFResult
     """
-    fields = tuple(normalized_fields(optic) if fields is None else fields)
+    fields = tuple(optic.fields.normalized() if fields is None else fields)
     wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)
     if samples is None:
         samples = max(choose_samples(optic, f, wavelength) for f in fields)

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from .. import backend as be
 from ..polynomials.zernike import zernike_sum
 from ..sampling import square_grid
-from .wavefront import image_index_of_refraction, pupil_samples, sample_wavefront
+from .opd import image_index_of_refraction, sample_wavefront
+from .wavefront import pupil_samples
 from .zernike_fit import zernike_fit
 
 __all__ = [

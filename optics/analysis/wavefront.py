@@ -1,4 +1,4 @@
-"""Optical path difference against the reference sphere, and wavefront statistics.
+"""Wavefront statistics: RMS and P-V over a converging pupil quadrature, and Zernike fits.
 
 Conventions (docs/wavefront.md): per field and wavelength the reference sphere
 is centred on the chief ray's intercept C with the image surface; its radius
@@ -9,7 +9,8 @@ incoming side); its path to the sphere is S = OPL(P) − n′t.  The OPD in wave
 is W = (S_chief − S_ray) / λ: positive when the ray's path is shorter than the
 chief ray's, and W(chief) = 0.
 
-Statistics are pupil-area means with the Gauss–Legendre pupil rule of
+The OPD itself is computed in :mod:`optics.analysis.opd`.  Statistics are
+pupil-area means with the Gauss–Legendre pupil rule of
 :func:`optics.sampling.gauss_pupil`, so they converge with the sampling
 instead of weighting the rim.
 """
@@ -20,24 +21,12 @@ import math
 from dataclasses import dataclass
 
 from .. import backend as be
-from ..frames import vertex_z
-from ..paraxial import paraxial
 from ..polynomials.zernike import zernike_basis
 from ..sampling import gauss_pupil
-from ..surfaces import media
-from ..trace import trace_rays
+from .opd import sample_wavefront
 from .zernike_fit import ZernikeFit, zernike_fit
 
-__all__ = [
-    "WavefrontResult",
-    "opd",
-    "opd_waves",
-    "sample_wavefront",
-    "wavefront",
-    "wavefront_statistics",
-]
-
-_MM_PER_UM = 1e-3
+__all__ = ["WavefrontResult", "pupil_samples", "wavefront", "wavefront_statistics"]
 
 
 @dataclass(frozen=True)
@@ -88,83 +77,6 @@ class WavefrontResult:
             "pv_waves": float(be.item(self.pv)),
             key: self.zernike.as_list(),
         }
-
-
-def image_index_of_refraction(optic, wavelength):
-    """n′, the (positive) index of the medium the rays reach the image in."""
-    material = media(optic.surfaces)[optic.image_index - 1][0]
-    return material.index(be.asarray(wavelength))
-
-
-def exit_pupil_z(optic, first_order):
-    """Global z of E, the paraxial exit-pupil point on the image-space axis (mm)."""
-    return vertex_z(optic.surfaces)[optic.image_index] + first_order.xp_position
-
-
-def opd_waves(rays, chief, pupil_z, n_image):
-    """W in waves of rays at the image relative to their chief ray's reference sphere.
-
-    Parameters
-    ----------
-    rays : Rays
-        Rays at the image surface (global coordinates), any shape S.
-    chief : Rays
-        The chief ray of each ray, components broadcastable to S (e.g. shaped
-        (F, 1) against rays shaped (F, P)); its ``opd`` is the optical path
-        from the same launch wavefront as the rays', its ``valid`` says
-        whether it reached the image.
-    pupil_z : float or 0-d array
-        Global z of the exit-pupil point E on the axis (x = y = 0).
-    n_image : float or array broadcastable to S
-        Index of the image-space medium at the rays' wavelength.
-
-    Returns
-    -------
-    opd : array, shape S
-        W = (S_chief − S_ray) / λ, 0 where ``valid`` is False.
-    valid : bool array, shape S
-        Valid ray, valid chief ray and a real intersection with the sphere.
-    """
-    cx, cy, cz = chief.x, chief.y, chief.z
-    radius2 = cx * cx + cy * cy + (cz - pupil_z) ** 2
-    dx, dy, dz = rays.x - cx, rays.y - cy, rays.z - cz
-    b = rays.L * dx + rays.M * dy + rays.N * dz
-    disc = b * b - (dx * dx + dy * dy + dz * dz - radius2)
-    meets = disc >= 0
-    root = be.sqrt(be.where(meets, disc, radius2))
-    near, far = b - root, b + root
-    t = be.where(near >= 0, near, far)  # the first crossing met going back along −D
-    path = rays.opd - n_image * t
-    chief_path = chief.opd - n_image * be.sqrt(radius2)  # t = R for the chief ray
-    valid = be.logical_and(be.logical_and(rays.valid, meets), chief.valid)
-    waves = (chief_path - path) / (rays.wavelength * _MM_PER_UM)
-    return be.where(valid, waves, 0.0), valid
-
-
-def opd(optic, hx, hy, px, py, wavelength=None):
-    """Ray-level OPD in waves against each field's chief ray and reference sphere.
-
-    Parameters
-    ----------
-    optic : Optic
-    hx, hy : float or array
-        Normalized field; arrays broadcast with the pupil coordinates.
-    px, py : float or array
-        Normalized pupil coordinates.
-    wavelength : float, optional
-        Micrometres; the primary wavelength by default.
-
-    Returns
-    -------
-    opd : array, broadcast shape of the inputs
-        Waves; 0 (never NaN) where ``valid`` is False.
-    valid : bool array, same shape
-    """
-    wavelength = optic.primary_wavelength if wavelength is None else wavelength
-    rays = trace_rays(optic, hx, hy, px, py, wavelength)
-    chief = trace_rays(optic, hx, hy, 0.0, 0.0, wavelength)
-    pupil_z = exit_pupil_z(optic, paraxial(optic))
-    return opd_waves(rays, chief, pupil_z, image_index_of_refraction(optic, wavelength))
 
 
 def wavefront_statistics(waves, px, py, weights, valid):
@@ -227,33 +139,6 @@ def pupil_samples(rings=16, arms=None):
         be.concatenate([py, centre, be.sin(angle)]),
         be.concatenate([weights, centre, be.zeros_like(angle)]),
     )
-
-
-def sample_wavefront(optic, fields, wavelength, px, py):
-    """OPD of several fields at pupil points (one chief ray and reference per field).
-
-    Parameters
-    ----------
-    fields : sequence of (hx, hy), length F
-    wavelength : float
-        Micrometres.
-    px, py : arrays, shape (P,)
-
-    Returns
-    -------
-    opd : array, shape (F, P)
-        Waves, 0 where invalid.
-    valid : bool array, shape (F, P)
-    rays : Rays, shape (F, P)
-        The rays at the image (for geometric analyses).
-    """
-    hx = be.asarray([float(f[0]) for f in fields])
-    hy = be.asarray([float(f[1]) for f in fields])
-    rays = trace_rays(optic, hx[:, None], hy[:, None], px[None, :], py[None, :], wavelength)
-    chief = trace_rays(optic, hx[:, None], hy[:, None], 0.0, 0.0, wavelength)
-    pupil_z = exit_pupil_z(optic, paraxial(optic))
-    waves, valid = opd_waves(rays, chief, pupil_z, image_index_of_refraction(optic, wavelength))
-    return waves, valid, rays
 
 
 _BASIS_CACHE: dict = {}

@@ -32,11 +32,10 @@ def run(args):
     from .. import backend as be
     from ..analysis.encircled_energy import psf_encircled_energy
     from ..analysis.psf import psf
-    from ..analysis.spot import normalized_fields
 
     with backend_context(args):
         optic = load_lens(args.lens)
-        fields = normalized_fields(optic)
+        fields = optic.fields.normalized()
         if not 0 <= args.field < len(fields):
             raise UsageError(f"--field must be 0..{len(fields) - 1}, not {args.field}")
         if args.samples is not None and args.samples < 8:

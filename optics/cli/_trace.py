@@ -60,7 +60,7 @@ def read_rays_csv(path):
 def trace_csv_rows(optic, rows):
     """Trace the CSV rows in one batch; result dicts (coordinates None for invalid rays)."""
     from .. import backend as be
-    from ..analysis.wavefront import opd
+    from ..analysis.opd import opd
     from ..trace import trace_rays
 
     if not rows:

@@ -37,11 +37,10 @@ def add_wavelength_option(parser):
 def wavefront_report(optic, wavelength, rings):
     """Per-field records (the --json list) and the WavefrontResults for plots."""
     from ..analysis.psf import psf
-    from ..analysis.spot import normalized_fields
     from ..analysis.wavefront import wavefront
 
     records, results = [], []
-    for field in normalized_fields(optic):
+    for field in optic.fields.normalized():
         result = wavefront(optic, field, wavelength, rings=rings)
         record = result.as_dict()
         record["strehl"] = float(psf(optic, field, wavelength).strehl)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from .. import backend as be
 from ..analysis.mtf import interpolate_lags, mtf_from_psf
+from ..analysis.opd import sample_wavefront
 from ..analysis.psf import check_sampling, fast_size, psf_from_opd, sample_pupil
-from ..analysis.wavefront import pupil_samples, sample_wavefront, wavefront_statistics
+from ..analysis.wavefront import pupil_samples, wavefront_statistics
 from ..errors import ConfigurationError
 
 __all__ = ["WAVEFRONT_OPERANDS", "rms_wavefront", "strehl", "mtf"]
