@@ -139,13 +139,18 @@ def choose_samples(optic, field, wavelength, minimum=MIN_SAMPLES):
     return n
 
 
-def sample_pupil(optic, fields, wavelength, samples):
-    """The pupil function samples of each field on the N × N grid (one trace)."""
+def sample_pupil(optic, fields, wavelength, samples, *, first_order=None):
+    """The pupil function samples of each field on the N × N grid (one bundle trace)."""
     px, py, inside = pupil_grid(samples)
     ex = be.asarray([p[0] for p in _EDGE])
     ey = be.asarray([p[1] for p in _EDGE])
     waves, valid, rays = sample_wavefront(
-        optic, fields, wavelength, be.concatenate([px, ex]), be.concatenate([py, ey])
+        optic,
+        fields,
+        wavelength,
+        be.concatenate([px, ex]),
+        be.concatenate([py, ey]),
+        first_order=first_order,
     )
     count = samples * samples
     keep = be.logical_and(valid[:, :count], inside[None, :])

@@ -1,8 +1,8 @@
 """Merit operands on the wavefront: RMS wavefront error, Strehl ratio and MTF.
 
 Each is a function of the merit context (``ctx.optic``, ``ctx.field(i)``,
-``ctx.wavelength(i)``) and its lens-file keys, returning a 0-d array that
-keeps gradients: on Torch the OPD, the Zernike/plane fit, the FFT PSF and the
+``ctx.wavelength(i)``, ``ctx.first_order``, ``ctx.chief``) and its lens-file
+keys, returning a 0-d array that keeps gradients: on Torch the OPD, the Zernike/plane fit, the FFT PSF and the
 MTF are all differentiable backend arithmetic (``be.fft``), so the gradients
 are exact.  Sampling is fixed per operand (``samples``, ``grid``) rather than
 chosen from the wavefront, so the merit is a smooth function of the variables.
@@ -45,17 +45,26 @@ def rms_wavefront(ctx, field=0, wavelength=None, reference="centroid", rings=8):
         raise ConfigurationError(
             f"rms_wavefront reference must be one of {sorted(_RMS_KEYS)}, not {reference!r}"
         )
+    point = _field(ctx, field, "rms_wavefront")
     px, py, weights = pupil_samples(rings)
     waves, valid, _ = sample_wavefront(
-        ctx.optic, [ctx.field(field)], ctx.wavelength(wavelength), px, py
+        ctx.optic, [point], ctx.wavelength(wavelength), px, py, first_order=ctx.first_order
     )
     stats = wavefront_statistics(waves[0], px, py, weights, valid[0])
     return stats[_RMS_KEYS[reference]]
 
 
-def _psf(ctx, field, wavelength, samples, grid):
-    point = ctx.field(field)
-    pupil = sample_pupil(ctx.optic, [point], ctx.wavelength(wavelength), samples)
+def _field(ctx, index, operand):
+    """Field ``index``; SolveError naming it when its chief ray fails (no reference sphere)."""
+    point = ctx.field(index)
+    ctx.chief([point], operand)
+    return point
+
+
+def _psf(ctx, field, wavelength, samples, grid, operand):
+    point = _field(ctx, field, operand)
+    wavelength = ctx.wavelength(wavelength)
+    pupil = sample_pupil(ctx.optic, [point], wavelength, samples, first_order=ctx.first_order)
     check_sampling(pupil.max_step_waves, point, samples)
     grid = fast_size(2 * samples) if grid is None else int(grid)
     return pupil, psf_from_opd(pupil.waves[0], pupil.amplitude[0], grid)
@@ -73,7 +82,7 @@ def strehl(ctx, field=0, wavelength=None, samples=32, grid=None):
     grid : int, optional
         FFT size G (default: 2N rounded up to a fast size).
     """
-    _, image = _psf(ctx, field, wavelength, samples, grid)
+    _, image = _psf(ctx, field, wavelength, samples, grid, "strehl")
     return be.max(image)
 
 
@@ -91,7 +100,7 @@ def mtf(ctx, frequency, field=0, direction="mean", wavelength=None, samples=32, 
     """
     if direction not in _DIRECTIONS:
         raise ConfigurationError(f"mtf direction must be one of {_DIRECTIONS}, not {direction!r}")
-    pupil, image = _psf(ctx, field, wavelength, samples, grid)
+    pupil, image = _psf(ctx, field, wavelength, samples, grid, "mtf")
     along_x, along_y = mtf_from_psf(image)
     frequency = be.asarray([float(frequency)])
     sagittal = interpolate_lags(along_x, frequency / pupil.step_x[0])[0]
