@@ -2,10 +2,11 @@
 
 Each is a function of the merit context (``ctx.optic``, ``ctx.field(i)``,
 ``ctx.wavelength(i)``, ``ctx.first_order``, ``ctx.chief``) and its lens-file
-keys, returning a 0-d array that keeps gradients: on Torch the OPD, the Zernike/plane fit, the FFT PSF and the
-MTF are all differentiable backend arithmetic (``be.fft``), so the gradients
-are exact.  Sampling is fixed per operand (``samples``, ``grid``) rather than
-chosen from the wavefront, so the merit is a smooth function of the variables.
+keys, returning a 0-d array that keeps gradients: on Torch the OPD, the
+Zernike/plane fit, the FFT PSF and the MTF are all differentiable backend
+arithmetic (``be.fft``), so the gradients are exact.  Sampling is fixed per
+operand (``samples``, ``grid``) rather than chosen from the wavefront, so the
+merit is a smooth function of the variables.
 """
 
 from __future__ import annotations
