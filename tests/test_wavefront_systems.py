@@ -122,3 +122,13 @@ def test_defocusing_the_paraboloid_gives_the_defocus_zernike():
     assert c[0] == pytest.approx(c[3], rel=2e-3)
     assert np.max(np.abs(np.delete(c, [0, 3, 8, 15, 24, 35, 36]))) < 1e-12  # rotational symmetry
     assert float(result.rms_piston_removed) == pytest.approx(abs(c[3]) / np.sqrt(3), rel=2e-3)
+
+
+def test_the_worked_example_of_the_wavefront_docs_runs(capsys):
+    import re
+
+    text = (ROOT / "docs" / "wavefront.md").read_text(encoding="utf-8")
+    code = re.findall(r"^```python\n(.*?)^```", text, re.MULTILINE | re.DOTALL)[0]
+    exec(compile(code, "docs/wavefront.md", "exec"), {"__name__": "docs_example"})
+    out = capsys.readouterr().out
+    assert "0.4140 waves RMS to centroid, P-V 1.843" in out
