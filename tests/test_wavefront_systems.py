@@ -132,3 +132,30 @@ def test_the_worked_example_of_the_wavefront_docs_runs(capsys):
     exec(compile(code, "docs/wavefront.md", "exec"), {"__name__": "docs_example"})
     out = capsys.readouterr().out
     assert "0.4140 waves RMS to centroid, P-V 1.843" in out
+
+
+def test_under_sampled_psf_warns_and_automatic_sampling_does_not():
+    # The tilted singlet's full field is about 7 waves P-V: 16 samples alias.
+    optic = _load("tilted_singlet")
+    with pytest.warns(SamplingWarning, match="aliases"):
+        psf(optic, (0.0, 1.0), samples=16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SamplingWarning)
+        result = psf(optic, (0.0, 1.0))
+    assert result.samples > 16 and result.max_step_waves < 0.5
+    assert result.grid >= 2 * result.samples
+
+
+def test_strehl_of_a_slightly_defocused_paraboloid(backend):
+    # Pure defocus W = a ρ² (a = W020 in waves) has the exact Strehl ratio
+    # |<exp(−i2π a ρ²)>|² = (sin(π a) / (π a))²; Maréchal's exp(−(2π σ)²) with
+    # σ = a / √12 agrees with it to O(σ⁴).
+    optic = optics.load(str(DATA / "paraboloid.toml"))
+    optic.surfaces[1].thickness = -100.0 - 0.012
+    result = wavefront(optic, (0.0, 0.0))
+    a = 2 * float(be.item(result.zernike.coefficients[3]))  # Z4 = W020 / 2
+    sigma = float(be.item(result.rms_to_centroid))
+    strehl = float(be.item(psf(optic, (0.0, 0.0), samples=128).strehl))
+    assert strehl == pytest.approx((np.sin(np.pi * a) / (np.pi * a)) ** 2, abs=1e-3)
+    assert strehl == pytest.approx(np.exp(-((2 * np.pi * sigma) ** 2)), abs=2e-3)
+    assert 0.9 < strehl < 0.99
