@@ -7,7 +7,7 @@ builds each system with Optiland's public API, and writes reference.json:
 paraxial data and the chief ray's image point (to check that both programs
 describe the same system), OPD in waves at named pupil points (Optiland's
 Wavefront, chief-ray strategy, i.e. the same reference sphere as optics), and
-the FFT MTF at five frequencies.  Never imported by optics or collected by pytest.
+the FFT MTF at five frequencies and the FFT Strehl ratio.  Never imported by optics or collected by pytest.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from optiland.distribution import BaseDistribution
 from optiland.materials import IdealMaterial
 from optiland.mtf import FFTMTF
 from optiland.optic import Optic
+from optiland.psf import FFTPSF
 from optiland.wavefront import Wavefront
 
 HERE = Path(__file__).resolve().parent
@@ -128,6 +129,7 @@ def measure(name, path):
         chief = lens.trace_generic(*field, Px=0.0, Py=0.0, wavelength=wavelength)
         opd = np.asarray(wavefront.get_data(field, wavelength).opd, float)
         tangential, sagittal = (np.asarray(c, float) for c in mtf.mtf[k])
+        strehl = FFTPSF(lens, field, wavelength, num_rays=MTF_RAYS, grid_size=MTF_GRID)
         freq_t = np.asarray(mtf._frequency_steps[k][0], float) * np.arange(MTF_GRID // 2)
         freq_s = np.asarray(mtf._frequency_steps[k][1], float) * np.arange(MTF_GRID // 2)
         out["fields"].append(
@@ -139,6 +141,7 @@ def measure(name, path):
                 "mtf_frequencies": MTF_FREQUENCIES,
                 "mtf_tangential": list(np.interp(MTF_FREQUENCIES, freq_t, tangential)),
                 "mtf_sagittal": list(np.interp(MTF_FREQUENCIES, freq_s, sagittal)),
+                "strehl": strehl.strehl_ratio(),
             }
         )
     return out
