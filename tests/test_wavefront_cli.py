@@ -90,3 +90,13 @@ def test_trace_json_adds_opd_waves_relative_to_the_field_chief_ray(capsys, tmp_p
     for row in (rows[0], rows[2]):
         expected, _ = opd(optic, row["hx"], row["hy"], row["px"], row["py"])
         assert row["opd_waves"] == pytest.approx(float(expected), abs=1e-12)
+
+
+def test_geometric_mtf_option_replaces_the_curves(capsys):
+    argv = ["mtf", "cooke_triplet", "--frequencies", "0,50", "--json"]
+    diffraction = _json(capsys, argv)
+    geometric = _json(capsys, [*argv, "--geometric"])
+    assert geometric["cutoff"] == diffraction["cutoff"]
+    first = geometric["fields"][0]
+    assert first["tangential"][0] == pytest.approx(1.0)
+    assert first["tangential"][1] != pytest.approx(diffraction["fields"][0]["tangential"][1])

@@ -7,7 +7,8 @@ builds each system with Optiland's public API, and writes reference.json:
 paraxial data and the chief ray's image point (to check that both programs
 describe the same system), OPD in waves at named pupil points (Optiland's
 Wavefront, chief-ray strategy, i.e. the same reference sphere as optics), and
-the FFT MTF at five frequencies and the FFT Strehl ratio.  Never imported by optics or collected by pytest.
+the FFT MTF at five frequencies and the FFT Strehl ratio.  Never imported by
+optics or collected by pytest.
 """
 
 from __future__ import annotations
