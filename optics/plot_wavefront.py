@@ -74,9 +74,10 @@ def psf_figure(result, log=False, width=None):
     crop = image[c - half : c + half + 1, c - half : c + half + 1]
     extent = np.array([-half * dx, half * dx, -half * dy, half * dy]) * 1000.0
     fig, ax = plt.subplots(figsize=(5, 4.2))
-    norm = LogNorm(vmin=max(crop.max() * 1e-6, 1e-12), vmax=crop.max()) if log else None
+    floor = crop.max() * 1e-6  # six decades on the log scale
+    norm = LogNorm(vmin=floor, vmax=crop.max()) if log else None
     shown = ax.imshow(
-        np.clip(crop, 1e-12, None) if log else crop, origin="lower", extent=extent, norm=norm
+        np.clip(crop, floor, None) if log else crop, origin="lower", extent=extent, norm=norm
     )
     fig.colorbar(shown, ax=ax, label="intensity (unaberrated peak = 1)")
     strehl = float(be.item(result.strehl))

@@ -104,3 +104,9 @@ def test_bad_arguments_and_failed_chief_rays_raise_clear_errors():
     for name in ("rms_wavefront", "strehl"):
         with pytest.raises(SolveError, match=r"field \(hx, hy\) = \(0, 1\) fails"):
             OPERANDS[name](MeritContext(miss), field=1)
+    # The analyses flag the field instead: no valid ray, NaN figures, not zeros.
+    result = wavefront(miss, (0.0, 1.0))
+    assert not be.to_numpy(result.valid).any()
+    assert math.isnan(float(result.rms)) and math.isnan(float(result.pv))
+    assert math.isnan(float(psf(miss, (0.0, 1.0), samples=16).strehl))
+    assert math.isfinite(float(wavefront(miss, (0.0, 0.0)).rms))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import backend as be
+from ..errors import ConfigurationError
 from .opd import sample_wavefront
 from .psf import PSFResult
 from .wavefront import pupil_samples
@@ -37,7 +38,7 @@ class EnergyResult:
 
 def _check_centre(centre):
     if centre not in _CENTRES:
-        raise ValueError(f"energy centre must be one of {_CENTRES}, got {centre!r}")
+        raise ConfigurationError(f"energy centre must be one of {_CENTRES}, got {centre!r}")
 
 
 def _fractions(dx, dy, weights, radii):
@@ -94,18 +95,16 @@ def geometric_encircled_energy(optic, field, radii, wavelength=None, *, centre="
     _check_centre(centre)
     wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)
     px, py, weights = pupil_samples(rings)
-    zero = be.zeros_like(px[:1])
-    px, py = be.concatenate([px, zero]), be.concatenate([py, zero])
-    weights = be.concatenate([weights, zero])
-    _, valid, rays = sample_wavefront(optic, [field], wavelength, px, py)
+    _, valid, rays, chief = sample_wavefront(optic, [field], wavelength, px, py)
     w = be.where(valid[0], weights, 0.0)
     x, y = rays.x[0], rays.y[0]
-    cx, cy = x[-1], y[-1]  # the chief ray (last sample)
+    chief_x, chief_y = chief.x[0], chief.y[0]  # with apertures open; invalid: no ray is valid
+    cx, cy = chief_x, chief_y
     if centre == "centroid":
-        total = be.sum(w)
+        total = be.maximum(be.sum(w), be.machine_eps(w))
         cx = be.sum(w * be.where(valid[0], x, 0.0)) / total
         cy = be.sum(w * be.where(valid[0], y, 0.0)) / total
     dx, dy = be.where(valid[0], x - cx, 0.0), be.where(valid[0], y - cy, 0.0)
     radii = be.asarray([float(r) for r in radii])
     circle, square = _fractions(dx, dy, w, radii)
-    return EnergyResult(radii, circle, square, (cx - x[-1], cy - y[-1]))
+    return EnergyResult(radii, circle, square, (cx - chief_x, cy - chief_y))

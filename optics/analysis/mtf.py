@@ -191,7 +191,7 @@ def geometric_mtf(optic, field, frequencies, wavelength=None, *, rings=16):
     """
     wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)
     px, py, weights = pupil_samples(rings)
-    _, valid, rays = sample_wavefront(optic, [field], wavelength, px, py)
+    _, valid, rays, _ = sample_wavefront(optic, [field], wavelength, px, py)
     w = be.where(valid[0], weights, 0.0)
     total = be.maximum(be.sum(w), be.machine_eps(w))
     frequencies = be.asarray([float(f) for f in frequencies])

@@ -125,13 +125,17 @@ def sample_wavefront(optic, fields, wavelength, px, py, *, first_order=None):
     valid : bool array, shape (F, P)
     rays : Rays, shape (F, P)
         The rays at the image (for geometric analyses).
+    chief : Rays, shape (F,)
+        The chief rays (apertures open), ``valid`` False where one failed.
     """
     bundle = trace_bundle(
         optic, tuple(fields), (float(wavelength),), (px, py), first_order=first_order
     )
     waves, valid = bundle_opd(optic, bundle)
     rays = bundle.rays.replace(**{k: getattr(bundle.rays, k)[0] for k in _COMPONENTS})
-    return waves[0], valid[0], rays
+    chief = bundle.chief.replace(valid=bundle.chief_valid)
+    chief = chief.replace(**{k: getattr(chief, k)[0] for k in _COMPONENTS})
+    return waves[0], valid[0], rays, chief
 
 
 def opd(optic, hx, hy, px, py, wavelength=None):

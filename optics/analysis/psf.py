@@ -26,6 +26,7 @@ import warnings
 from dataclasses import dataclass
 
 from .. import backend as be
+from ..errors import ConfigurationError
 from ..polynomials.zernike import zernike_sum
 from ..sampling import square_grid
 from .opd import image_index_of_refraction, sample_wavefront
@@ -123,7 +124,7 @@ def pupil_grid(n: int):
 def choose_samples(optic, field, wavelength, minimum=MIN_SAMPLES):
     """N so that adjacent pupil samples differ by < 0.25 waves (from a Zernike fit's slope)."""
     px, py, weights = pupil_samples(8)
-    waves, valid, _ = sample_wavefront(optic, [field], wavelength, px, py)
+    waves, valid, _, _ = sample_wavefront(optic, [field], wavelength, px, py)
     fit = zernike_fit(px, py, waves[0], be.where(valid[0], weights, 0.0))
     _, slope_x, slope_y = zernike_sum(fit.coefficients, px, py, ordering="fringe")
     slope = float(be.item(be.max(be.sqrt(slope_x * slope_x + slope_y * slope_y))))
@@ -144,7 +145,7 @@ def sample_pupil(optic, fields, wavelength, samples, *, first_order=None):
     px, py, inside = pupil_grid(samples)
     ex = be.asarray([p[0] for p in _EDGE])
     ey = be.asarray([p[1] for p in _EDGE])
-    waves, valid, rays = sample_wavefront(
+    waves, valid, rays, _ = sample_wavefront(
         optic,
         fields,
         wavelength,
@@ -201,13 +202,15 @@ def psf_from_opd(waves, amplitude, grid):
     Returns
     -------
     array, shape (..., G, G)
-        Zero frequency (the reference point) at index (G // 2, G // 2).
+        Zero frequency (the reference point) at index (G // 2, G // 2); NaN
+        when no sample is valid.
     """
     field = amplitude * be.fft.expi(-2.0 * math.pi * waves)
     intensity = be.fft.abs2(be.fft.fft2(field, (grid, grid)))
     total = be.sum(amplitude, axis=(-2, -1))
     peak = be.maximum(total * total, be.machine_eps(waves))
-    return be.fft.fftshift(intensity / peak[..., None, None])
+    none = be.where(total > 0, 0.0, float("nan"))  # no valid sample: no PSF, not a dark one
+    return be.fft.fftshift(intensity / peak[..., None, None] + none[..., None, None])
 
 
 def psf(optic, field, wavelength=None, *, samples=None, grid=None, image_sampling=None):
@@ -255,7 +258,9 @@ def psf(optic, field, wavelength=None, *, samples=None, grid=None, image_samplin
 def _grid_size(samples, grid, image_sampling, pupil):
     if grid is not None:
         if grid < samples:
-            raise ValueError(f"FFT grid ({grid}) must be at least the pupil samples ({samples})")
+            raise ConfigurationError(
+                f"FFT grid ({grid}) must be at least the pupil samples ({samples})"
+            )
         return int(grid)
     needed = 2 * samples
     if image_sampling is not None:

@@ -97,7 +97,8 @@ def wavefront_statistics(waves, px, py, weights, valid):
     dict of arrays shaped (...)
         ``rms`` (to the chief ray), ``rms_piston_removed``, ``rms_to_centroid``
         (piston and tilt removed), ``pv`` (piston and tilt removed, over the
-        valid samples including zero-weight ones) and ``mean``.
+        valid samples including zero-weight ones) and ``mean``; NaN where no
+        sample is valid.
     """
     w = be.where(valid, weights, 0.0)
     total = be.maximum(be.sum(w, axis=-1), be.machine_eps(waves))
@@ -110,12 +111,14 @@ def wavefront_statistics(waves, px, py, weights, valid):
     big = be.max(be.abs(residual), axis=None) + 1.0
     high = be.max(be.where(valid, residual, -big), axis=-1)
     low = be.min(be.where(valid, residual, big), axis=-1)
+    # NaN only when no sample is valid (e.g. the field's chief ray failed): no reference.
+    none = be.where(be.sum(w, axis=-1) > 0, 0.0, float("nan"))
     return {
-        "rms": be.sqrt(mean_square),
-        "rms_piston_removed": be.sqrt(variance),
-        "rms_to_centroid": plane.residual_rms,
-        "pv": high - low,
-        "mean": mean,
+        "rms": be.sqrt(mean_square) + none,
+        "rms_piston_removed": be.sqrt(variance) + none,
+        "rms_to_centroid": plane.residual_rms + none,
+        "pv": high - low + none,
+        "mean": mean + none,
     }
 
 
@@ -179,7 +182,7 @@ def wavefront(optic, field, wavelength=None, *, rings=16, arms=None, terms=37, o
     """
     wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)
     px, py, weights = pupil_samples(rings, arms)
-    waves, valid, _ = sample_wavefront(optic, [field], wavelength, px, py)
+    waves, valid, _, _ = sample_wavefront(optic, [field], wavelength, px, py)
     waves, valid = waves[0], valid[0]
     stats = wavefront_statistics(waves, px, py, weights, valid)
     basis = _cached_basis(px, py, (rings, arms, terms, ordering))

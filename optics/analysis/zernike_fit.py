@@ -67,9 +67,11 @@ def zernike_fit(px, py, values, weights, terms=FRINGE_MAX_INDEX, ordering="fring
     weighted_t = basis_t * weights[..., None, :]  # (..., J, P)
     gram = be.matmul(weighted_t, _transpose(basis_t))  # (..., J, J)
     rhs = be.matmul(weighted_t, values[..., :, None])[..., 0]  # (..., J)
-    # A vignetted pupil can leave a term without support: a ridge of a few ulps of
-    # the largest diagonal keeps the solve defined without moving a supported term.
-    ridge = 64 * be.machine_eps(values) * be.max(gram, axis=(-2, -1), keepdims=True)
+    # A vignetted pupil can leave a term without support (and no valid sample leaves
+    # none): a ridge of a few ulps of the largest entry (at least of 1, the scale of
+    # unit-sum weights) keeps the solve defined without moving a supported term.
+    scale = be.maximum(be.max(gram, axis=(-2, -1), keepdims=True), 1.0)
+    ridge = 64 * be.machine_eps(values) * scale
     gram = gram + ridge * be.eye(terms, dtype=values.dtype)
     coefficients = be.solve(gram, rhs[..., None])[..., 0]
     fitted = be.sum(basis_t * coefficients[..., :, None], axis=-2)

@@ -48,7 +48,7 @@ def rms_wavefront(ctx, field=0, wavelength=None, reference="centroid", rings=8):
         )
     point = _field(ctx, field, "rms_wavefront")
     px, py, weights = pupil_samples(rings)
-    waves, valid, _ = sample_wavefront(
+    waves, valid, _, _ = sample_wavefront(
         ctx.optic, [point], ctx.wavelength(wavelength), px, py, first_order=ctx.first_order
     )
     stats = wavefront_statistics(waves[0], px, py, weights, valid[0])
