@@ -12,7 +12,9 @@ Fringe fit; PSF and MTF with N = 64 pupil samples on a G = 128 FFT grid.
 Torch runs on one thread on both sides (``torch.set_num_threads(1)``): on a
 shared two-core machine torch's thread pool otherwise turns a 7 µs
 elementwise op into milliseconds of spin-waiting, and the timings measure the
-load, not the code.  The NumPy case is compared with Optiland on NumPy, the
+load, not the code (for the same reason run the file with
+``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1`` on a shared machine; the
+Optiland helper inherits the environment).  The NumPy case is compared with Optiland on NumPy, the
 Torch case with Optiland on Torch.  The ratio Optiland / optics is in
 ``extra_info`` and the terminal summary.
 

@@ -21,10 +21,9 @@ import math
 from dataclasses import dataclass
 
 from .. import backend as be
-from ..polynomials.zernike import zernike_basis
 from ..sampling import gauss_pupil
 from .opd import sample_wavefront
-from .zernike_fit import ZernikeFit, zernike_fit
+from .zernike_fit import FitBasis, ZernikeFit, fit_basis, zernike_fit
 
 __all__ = ["WavefrontResult", "pupil_samples", "wavefront", "wavefront_statistics"]
 
@@ -105,7 +104,7 @@ def wavefront_statistics(waves, px, py, weights, valid):
     mean = be.sum(w * waves, axis=-1) / total
     mean_square = be.sum(w * waves * waves, axis=-1) / total
     variance = be.sum(w * (waves - mean[..., None]) ** 2, axis=-1) / total
-    plane = zernike_fit(px, py, waves, w, terms=3)
+    plane = zernike_fit(px, py, waves, w, terms=3, basis=plane_basis(px, py))
     c = plane.coefficients
     residual = waves - c[..., 0:1] - c[..., 1:2] * px - c[..., 2:3] * py
     big = be.max(be.abs(residual), axis=None) + 1.0
@@ -147,17 +146,22 @@ def pupil_samples(rings=16, arms=None):
 _BASIS_CACHE: dict = {}
 
 
-def _cached_basis(px, py, key):
-    """The Zernike basis at the (constant) pupil samples, built once per sampling and array type.
+def _cached_basis(px, py, key, build):
+    """A FitBasis at the (constant) pupil samples, built once per sampling and array type.
 
-    The samples depend on no parameter, so the cached array carries no graph.
+    The samples depend on no parameter, so the cached arrays carry no graph.
     """
     key = (*key, type(px), str(px.dtype), be.device_of(px))
     basis = _BASIS_CACHE.get(key)
     if basis is None:
-        rings, arms, terms, ordering = key[:4]
-        basis = _BASIS_CACHE[key] = zernike_basis(terms, px, py, ordering, axis=0)
+        basis = _BASIS_CACHE[key] = build()
     return basis
+
+
+def plane_basis(px, py):
+    """The basis 1, px, py (Fringe Z1..Z3) as a FitBasis."""
+    one = be.ones_like(px)
+    return FitBasis(be.stack([one, px, py], axis=0), be.stack([one, px, py], axis=-1))
 
 
 def wavefront(optic, field, wavelength=None, *, rings=16, arms=None, terms=37, ordering="fringe"):
@@ -185,7 +189,8 @@ def wavefront(optic, field, wavelength=None, *, rings=16, arms=None, terms=37, o
     waves, valid, _, _ = sample_wavefront(optic, [field], wavelength, px, py)
     waves, valid = waves[0], valid[0]
     stats = wavefront_statistics(waves, px, py, weights, valid)
-    basis = _cached_basis(px, py, (rings, arms, terms, ordering))
+    key = (rings, arms, terms, ordering)
+    basis = _cached_basis(px, py, key, lambda: fit_basis(terms, px, py, ordering))
     fit = zernike_fit(px, py, waves, be.where(valid, weights, 0.0), terms, ordering, basis)
     return WavefrontResult(
         field=tuple(float(v) for v in field),

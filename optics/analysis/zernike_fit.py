@@ -14,7 +14,24 @@ from dataclasses import dataclass
 from .. import backend as be
 from ..polynomials.zernike import FRINGE_MAX_INDEX, zernike_basis
 
-__all__ = ["ZernikeFit", "zernike_fit", "zernike_evaluate"]
+__all__ = ["FitBasis", "ZernikeFit", "fit_basis", "zernike_fit", "zernike_evaluate"]
+
+
+@dataclass(frozen=True)
+class FitBasis:
+    """The fit's basis at fixed pupil points, in both orientations (reusable across fits).
+
+    rows : array (J, P), Z_j at the points; columns : array (P, J), its transpose.
+    """
+
+    rows: object
+    columns: object
+
+
+def fit_basis(terms, px, py, ordering="fringe"):
+    """The first ``terms`` Zernike terms at (px, py) as a :class:`FitBasis`."""
+    columns = zernike_basis(terms, px, py, ordering, axis=-1)
+    return FitBasis(zernike_basis(terms, px, py, ordering, axis=0), columns)
 
 
 @dataclass(frozen=True)
@@ -55,17 +72,19 @@ def zernike_fit(px, py, values, weights, terms=FRINGE_MAX_INDEX, ordering="fring
     terms : int
         Number of terms J (37 for the full Fringe set).
     ordering : {"fringe", "noll"}
-    basis : array, shape (J, P), optional
-        ``zernike_basis(terms, px, py, ordering, axis=0)`` when the caller has it.
+    basis : FitBasis, optional
+        ``fit_basis(terms, px, py, ordering)`` (or any J functions of the
+        points) when the caller has it: fits at fixed points reuse it.
 
     Returns
     -------
     ZernikeFit
     """
-    basis_t = zernike_basis(terms, px, py, ordering, axis=0) if basis is None else basis
+    basis = fit_basis(terms, px, py, ordering) if basis is None else basis
+    basis_t = basis.rows
     weights = weights + be.zeros_like(values)  # (..., P)
     weighted_t = basis_t * weights[..., None, :]  # (..., J, P)
-    gram = be.matmul(weighted_t, _transpose(basis_t))  # (..., J, J)
+    gram = be.matmul(weighted_t, basis.columns)  # (..., J, J)
     rhs = be.matmul(weighted_t, values[..., :, None])[..., 0]  # (..., J)
     # A vignetted pupil can leave a term without support (and no valid sample leaves
     # none): a ridge of a few ulps of the largest entry (at least of 1, the scale of
@@ -78,11 +97,6 @@ def zernike_fit(px, py, values, weights, terms=FRINGE_MAX_INDEX, ordering="fring
     total = be.maximum(be.sum(weights, axis=-1), be.machine_eps(values))
     residual = be.sum(weights * (values - fitted) ** 2, axis=-1) / total
     return ZernikeFit(coefficients, ordering, be.sqrt(residual))
-
-
-def _transpose(matrix):
-    """The transpose of a 2-D array (as a stack of its rows read as columns)."""
-    return be.stack([matrix[i] for i in range(int(matrix.shape[0]))], axis=-1)
 
 
 def zernike_evaluate(coefficients, px, py, ordering="fringe"):
