@@ -7,12 +7,13 @@ matplotlib is imported lazily (inside the functions) and with the non-GUI
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
 
 import numpy as np
 
 from . import backend as be
 from .analysis.spot import normalized_fields
+from .errors import OpticsError
 from .frames import surface_frames
 from .sampling import fan, hexapolar
 from .trace import trace_rays
@@ -24,8 +25,6 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        from .errors import OpticsError
-
         raise OpticsError("plotting needs matplotlib: pip install 'optics[plot]'") from exc
     if "MPLBACKEND" not in os.environ:
         matplotlib.use("Agg")
@@ -125,17 +124,52 @@ def layout_and_spots_figure(optic, rings: int = 6):
     return fig
 
 
+def check_image_path(path):
+    """Raise OpticsError unless a figure can be saved at ``path``; call it before the work.
+
+    The extension must be a format matplotlib writes (png, pdf, svg ...) and
+    the folder must exist and be writable.
+    """
+    _pyplot()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    path = os.fspath(path)
+    extension = os.path.splitext(path)[1].lower().lstrip(".")
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if extension not in formats:
+        kind = f".{extension} files" if extension else "a file without an extension"
+        raise OpticsError(
+            f"{path}: cannot write a figure as {kind}; "
+            f"use one of {', '.join('.' + f for f in sorted(formats))}"
+        )
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise OpticsError(f"{path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise OpticsError(f"{path}: the folder {folder} is not writable")
+    if os.path.isdir(path):
+        raise OpticsError(f"{path}: is a folder, not an image file name")
+
+
 def save_figure(fig, path):
-    """Write a figure atomically (temporary file in the same folder, then rename)."""
+    """Write a figure atomically (a temporary file in the same folder, then a rename).
+
+    The file gets the mode any new file gets (0666 less the umask, usually
+    0644), or keeps the mode of the file it replaces.
+    """
     plt = _pyplot()
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    suffix = os.path.splitext(path)[1] or ".png"
-    fd, tmp = tempfile.mkstemp(prefix=".optics-", suffix=suffix, dir=folder)
-    os.close(fd)
+    check_image_path(path)
+    target = os.path.realpath(path)
+    folder, name = os.path.split(target)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+    os.close(os.open(tmp, flags, 0o666))
     try:
-        fig.savefig(tmp, dpi=120)
-        os.replace(tmp, path)
+        fig.savefig(tmp, dpi=120, format=os.path.splitext(path)[1].lower().lstrip("."))
+        if os.path.exists(target):
+            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+        os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -8,6 +8,7 @@ from ._common import (
     json_number,
     load_lens,
     print_json,
+    rings_option,
     table,
 )
 
@@ -38,7 +39,7 @@ def register(subparsers):
     )
     add_backend_options(parser)
     parser.add_argument(
-        "--rings", type=int, default=6, help="hexapolar rings (default 6: 127 rays)"
+        "--rings", type=rings_option, default=6, help="hexapolar rings (default 6: 127 rays)"
     )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of tables"
@@ -67,10 +68,7 @@ def analysis_report(optic, rings, backend_name):
 
 def run(args):
     from .. import backend as be
-    from ._common import UsageError
 
-    if args.rings < 1:
-        raise UsageError(f"--rings must be at least 1, not {args.rings}")
     with backend_context(args):
         optic = load_lens(args.lens)
         report = analysis_report(optic, args.rings, be.get_backend())

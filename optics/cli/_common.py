@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import sys
@@ -45,10 +46,58 @@ def json_number(value):
     return value if math.isfinite(value) else None
 
 
+def json_safe(value):
+    """``value`` with every non-finite float (NaN, ±inf) replaced by None, recursively."""
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return json_number(value)  # a NumPy or backend scalar
+
+
 def print_json(obj):
-    """Print exactly one JSON object on stdout."""
-    json.dump(obj, sys.stdout, indent=1, allow_nan=False)
-    sys.stdout.write("\n")
+    """Print exactly one JSON object on stdout: built completely first, then written at once.
+
+    A failure while building it (or a non-finite number, which becomes null)
+    therefore never leaves half a document on stdout.
+    """
+    text = json.dumps(json_safe(obj), indent=1, allow_nan=False)
+    sys.stdout.write(text + "\n")
+
+
+MAX_RINGS = 500
+"""Most hexapolar rings an option accepts (3R(R+1) + 1 = 751,501 rays per spot)."""
+
+
+def positive_int(text):
+    """argparse type: an integer >= 1."""
+    return _bounded_int(text, 1)
+
+
+def rings_option(text):
+    """argparse type of --rings: an integer from 1 to :data:`MAX_RINGS`."""
+    return _bounded_int(text, 1, MAX_RINGS)
+
+
+def nonnegative_int(text):
+    """argparse type: an integer >= 0 (e.g. --steps)."""
+    return _bounded_int(text, 0)
+
+
+def _bounded_int(text, lowest, highest=None):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
+    if value < lowest:
+        raise argparse.ArgumentTypeError(f"must be at least {lowest}, not {value}")
+    if highest is not None and value > highest:
+        raise argparse.ArgumentTypeError(f"must be at most {highest}, not {value}")
+    return value
 
 
 def table(headers, rows) -> str:

@@ -27,6 +27,8 @@ SURFACE_KEYS = ("type", "thickness", "material", "semi_diameter", "decenter", "t
 """Keys every surface type accepts; each geometry type adds its own ``spec_keys``."""
 
 DEFAULT_SURFACE_TYPE = "standard"
+MAX_THICKNESS = 1e12
+"""Largest finite thickness in mm (1000 km): beyond it ray coordinates lose all precision."""
 DEFAULT_WAVELENGTH = 0.5875618  # the helium d line, µm
 _REQUIRED = object()
 
@@ -228,6 +230,11 @@ def _surface(entry, index, source) -> Surface:
             )
     else:
         thickness = real(entry, "thickness", where, default=0.0)
+    if math.isfinite(thickness) and abs(thickness) > MAX_THICKNESS:
+        raise LensFileError(
+            f"{where}: key 'thickness' = {thickness!r} mm is beyond the ±{MAX_THICKNESS:g} mm "
+            "that a trace can carry; use inf for an object at infinity"
+        )
     semi_diameter = entry.get("semi_diameter")
     if semi_diameter is not None:
         semi_diameter = real(entry, "semi_diameter", where, positive=True)
