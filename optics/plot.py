@@ -12,12 +12,11 @@ import secrets
 import numpy as np
 
 from . import backend as be
-from .analysis.spot import normalized_fields
 from .errors import OpticsError
 from .frames import surface_frames
 from .materials import AIR
-from .sampling import fan, hexapolar
-from .trace import trace_rays
+from .sampling import fan
+from .trace import trace_bundle, trace_rays
 
 FIELD_COLORS = (
     "tab:purple",
@@ -174,7 +173,7 @@ def plot_layout(optic, ax=None, n_rays: int = 7):
     finite = not optic.object_at_infinity
     lead = _OBJECT_SPACE * max(float(be.item(frames[-1].z)) - float(be.item(frames[1].z)), 1.0)
     paths = []
-    for k, (hx, hy) in enumerate(normalized_fields(optic)):
+    for k, (hx, hy) in enumerate(optic.fields.normalized()):
         path = trace_rays(optic, hx, hy, px, py, record=True)
         paths.append(path)
         z = np.stack([be.to_numpy(r.z) for r in path[1:]])
@@ -214,30 +213,32 @@ def plot_layout(optic, ax=None, n_rays: int = 7):
 def plot_spots(optic, axes=None, rings: int = 6):
     """Spot diagrams per field, every wavelength in its spectral colour (with a legend).
 
-    Positions are relative to the chief ray of the primary wavelength, in µm.
-    A field whose rays are all vignetted gets a note in its panel.
+    Rays come from one :func:`~optics.trace.trace_bundle` (hexapolar pupil,
+    ``rings`` rings).  Positions are relative to the chief ray of the primary
+    wavelength (the centroid where that chief ray fails), in µm.  A field whose
+    rays are all vignetted gets a note in its panel.
 
     Returns the list of Axes.
     """
     plt = _pyplot()
-    fields = normalized_fields(optic)
+    bundle = trace_bundle(optic, rings=rings)
+    fields = bundle.fields
     if axes is None:
         _, axes = plt.subplots(1, len(fields), figsize=(3 * len(fields), 3), squeeze=False)
         axes = list(axes[0])
-    px, py = hexapolar(rings)
-    for k, (ax, (hx, hy)) in enumerate(zip(axes, fields)):
-        chief = trace_rays(optic, hx, hy, 0.0, 0.0)
-        cx, cy = float(be.item(chief.x)), float(be.item(chief.y))
-        shown = 0
-        for wavelength in optic.wavelengths.values:
-            rays = trace_rays(optic, hx, hy, px, py, wavelength)
-            ok = be.to_numpy(rays.valid)
-            x = (be.to_numpy(rays.x)[ok] - cx) * 1000
-            y = (be.to_numpy(rays.y)[ok] - cy) * 1000
-            shown += int(ok.sum())
+    chief = {name: be.to_numpy(getattr(bundle.reference_chief, name)) for name in ("x", "y")}
+    rays = {name: be.to_numpy(getattr(bundle.rays, name)) for name in ("x", "y", "valid")}
+    for f, ax in enumerate(axes[: len(fields)]):
+        ok = rays["valid"][:, f]
+        centre = (chief["x"][f], chief["y"][f])
+        if not np.all(np.isfinite(centre)) and ok.any():  # no chief ray: the centroid instead
+            centre = (rays["x"][:, f][ok].mean(), rays["y"][:, f][ok].mean())
+        for k, wavelength in enumerate(bundle.wavelengths):
+            x = (rays["x"][k, f][ok[k]] - centre[0]) * 1000
+            y = (rays["y"][k, f][ok[k]] - centre[1]) * 1000
             color = wavelength_color(wavelength)
             ax.plot(x, y, ".", ms=2, color=color, label=f"{wavelength:.4g} µm")
-        if shown == 0:
+        if not ok.any():
             ax.text(
                 0.5,
                 0.5,
@@ -250,7 +251,7 @@ def plot_spots(optic, axes=None, rings: int = 6):
             )
             ax.set_xticks([])
             ax.set_yticks([])
-        ax.set_title(f"field {field_label(optic, k)}")
+        ax.set_title(f"field {field_label(optic, f)}")
         ax.set_xlabel("x (µm)")
         ax.set_ylabel("y (µm)")
         ax.set_aspect("equal", adjustable="datalim")
