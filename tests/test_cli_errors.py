@@ -103,6 +103,13 @@ def test_a_huge_thickness_is_refused_naming_the_surface(capsys, tmp_path):
     _fails(capsys, ["analyze", path, "--json"], path, "surface 2", "'thickness'")
 
 
+def test_a_degenerate_system_is_one_line_not_a_bug_report(capsys, tmp_path):
+    data = dict(SINGLET_JSON)
+    data["surfaces"] = [{"thickness": 0.0}, *SINGLET_JSON["surfaces"][1:]]  # object in the pupil
+    path = _write(tmp_path / "degenerate.json", json.dumps(data))
+    _fails(capsys, ["analyze", path, "--json"], "degenerate")
+
+
 # --- ray files --------------------------------------------------------------------------
 
 

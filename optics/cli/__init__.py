@@ -71,7 +71,9 @@ def main(argv=None) -> int:
     A bad option exits 2 with argparse's one line (``--help``/``--version``
     return 0).  Every failure ends here as one line on stderr: an :class:`OpticsError`
     (lens file, configuration, numerics), an ``OSError`` (a file that cannot
-    be read or written) or a ``RecursionError``/``MemoryError`` gives status 2;
+    be read or written), an ``ArithmeticError`` (a degenerate system, such as a
+    division by zero in the paraxial data) or a ``RecursionError``/``MemoryError``
+    gives status 2;
     Ctrl-C 130; a closed stdout (``| head``) 141 without a message; any other
     exception is a bug: status 1 and a line asking for a report
     (``OPTICS_TRACEBACK=1`` shows the traceback instead).
@@ -103,6 +105,13 @@ def main(argv=None) -> int:
             _error(name, os_error_message(exc))
         except RecursionError:
             _error(name, "input nested too deeply to process")
+        except ArithmeticError as exc:  # a degenerate system the checks did not catch
+            _error(
+                name,
+                f"the computation failed ({type(exc).__name__}: {exc}): the system is probably "
+                "degenerate (e.g. the object in the entrance pupil); if it is not, please "
+                "report it",
+            )
         except MemoryError:
             _error(name, "out of memory (fewer rays, rings or steps may fit)")
         except Exception as exc:

@@ -41,7 +41,9 @@ def load_lens(path):
 
 
 def json_number(value):
-    """A float for JSON, or None where it is not finite (JSON has no NaN/inf)."""
+    """A float for JSON, or None where it is not finite (JSON has no NaN/inf) or missing."""
+    if value is None:
+        return None
     value = float(be.item(value))
     return value if math.isfinite(value) else None
 

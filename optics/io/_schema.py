@@ -28,7 +28,8 @@ SURFACE_KEYS = ("type", "thickness", "material", "semi_diameter", "decenter", "t
 
 DEFAULT_SURFACE_TYPE = "standard"
 MAX_THICKNESS = 1e12
-"""Largest finite thickness in mm (1000 km): beyond it ray coordinates lose all precision."""
+"""Largest finite thickness (and decenter) in mm, 1000 km: beyond it a trace loses all
+precision and squares of ray coordinates overflow."""
 DEFAULT_WAVELENGTH = 0.5875618  # the helium d line, µm
 _REQUIRED = object()
 
@@ -310,7 +311,13 @@ def _vector(entry, key, length, where):
     ):
         unit = "[dx, dy] in mm" if length == 2 else "[rx, ry, rz] in degrees"
         raise LensFileError(f"{where}: key '{key}' must be a list {unit}, not {value!r}")
-    return tuple(_finite(v, key, where) for v in value)
+    values = tuple(_finite(v, key, where) for v in value)
+    if length == 2 and any(abs(v) > MAX_THICKNESS for v in values):
+        raise LensFileError(
+            f"{where}: key '{key}' = {list(values)!r} mm is beyond the ±{MAX_THICKNESS:g} mm "
+            "that a trace can carry"
+        )
+    return values
 
 
 # --- values ----------------------------------------------------------------------------
