@@ -28,8 +28,7 @@ SURFACE_KEYS = ("type", "thickness", "material", "semi_diameter", "decenter", "t
 
 DEFAULT_SURFACE_TYPE = "standard"
 MAX_THICKNESS = 1e12
-"""Largest finite thickness (and decenter) in mm, 1000 km: beyond it a trace loses all
-precision and squares of ray coordinates overflow."""
+"""Largest finite thickness and decenter, mm (1000 km): beyond, ray squares overflow."""
 DEFAULT_WAVELENGTH = 0.5875618  # the helium d line, µm
 _REQUIRED = object()
 
