@@ -14,6 +14,7 @@ import subprocess
 import sys
 import warnings
 
+import numpy as np
 import pytest
 
 from optics import samples
@@ -260,3 +261,6 @@ def test_json_output_writes_non_finite_numbers_as_null(capsys):
 
     print_json({"a": float("nan"), "b": [float("inf"), 1.5], "c": (float("-inf"),)})
     assert json.loads(capsys.readouterr().out) == {"a": None, "b": [None, 1.5], "c": [None]}
+    scalars = {"bool": np.bool_(True), "int": np.int64(3), "f32": np.float32(0.5), "nan": np.nan}
+    print_json(scalars)
+    assert json.loads(capsys.readouterr().out) == {"bool": True, "int": 3, "f32": 0.5, "nan": None}

@@ -7,6 +7,8 @@ import json
 import math
 import sys
 
+import numpy as np
+
 from .. import backend as be
 from ..errors import OpticsError
 
@@ -58,7 +60,13 @@ def json_safe(value):
         return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [json_safe(v) for v in value]
-    return json_number(value)  # a NumPy or backend scalar
+    if getattr(value, "dtype", None) is not None and getattr(value, "ndim", 0) == 0:
+        kind = np.asarray(be.to_numpy(value)).dtype.kind
+        if kind == "b":
+            return bool(be.to_numpy(value))
+        if kind in "iu":
+            return int(be.to_numpy(value))
+    return json_number(value)  # a float scalar of NumPy or the backend
 
 
 def print_json(obj):
