@@ -171,7 +171,8 @@ def plot_layout(optic, ax=None, n_rays: int = 7):
     px, py = fan(n_rays, "y")
     frames = surface_frames(optic.surfaces)
     finite = not optic.object_at_infinity
-    lead = _OBJECT_SPACE * max(float(be.item(frames[-1].z)) - float(be.item(frames[1].z)), 1.0)
+    vertices = [float(be.item(frame.z)) for frame in frames[1:]]
+    lead = _OBJECT_SPACE * max(max(vertices) - min(vertices), 1.0)  # mirrors fold the track
     paths = []
     for k, (hx, hy) in enumerate(optic.fields.normalized()):
         path = trace_rays(optic, hx, hy, px, py, record=True)
