@@ -97,12 +97,14 @@ def _section(frame, surface, ys, sag_at=None):
     ys = np.asarray(ys, dtype=float)
     where = ys if sag_at is None else np.asarray(sag_at, dtype=float)
     zeros = np.zeros_like(ys)
-    with be.no_grad():
+    with be.no_grad(), np.errstate(invalid="ignore"):
         zs = be.to_numpy(surface.geometry.sag(be.asarray(zeros), be.asarray(where)))
         _, gy, gz, *_ = frame.to_global(
             be.asarray(zeros), be.asarray(ys), be.asarray(zs), 0.0, 0.0, 1.0
         )
-    return be.to_numpy(gz), be.to_numpy(gy)
+    gz, gy = be.to_numpy(gz), be.to_numpy(gy)
+    drawn = np.isfinite(gz) & np.isfinite(gy)  # past a sphere's rim the sag has no value
+    return gz[drawn], gy[drawn]
 
 
 def _profile(frame, surface, semi, edge, side=1.0):
@@ -252,10 +254,14 @@ def plot_spots(optic, axes=None, rings: int = 6):
             )
             ax.set_xticks([])
             ax.set_yticks([])
+        else:  # at least ±1 µm: a near-perfect spot shows as a point, not as 1e-10 µm noise
+            half = max(_largest_offset(ax), 1.0)
+            ax.set_xlim(-1.1 * half, 1.1 * half)
+            ax.set_ylim(-1.1 * half, 1.1 * half)
         ax.set_title(f"field {field_label(optic, f)}")
         ax.set_xlabel("x (µm)")
         ax.set_ylabel("y (µm)")
-        ax.set_aspect("equal", adjustable="datalim")
+        ax.set_aspect("equal", adjustable="box")
     axes[-1].legend(
         title="wavelength",
         fontsize="small",
@@ -265,6 +271,12 @@ def plot_spots(optic, axes=None, rings: int = 6):
         borderaxespad=0.0,
     )
     return axes
+
+
+def _largest_offset(ax) -> float:
+    """The largest |x| or |y| of the points plotted in ``ax`` (µm)."""
+    points = [line.get_xydata() for line in ax.lines if len(line.get_xdata())]
+    return float(np.abs(np.concatenate(points)).max()) if points else 0.0
 
 
 def layout_and_spots_figure(optic, rings: int = 6):

@@ -109,3 +109,20 @@ def test_a_fully_vignetted_field_gets_a_note(plt, tmp_path):
     layout = plot_layout(optic)
     labels = [t.get_text() for t in layout.get_legend().get_texts()]
     assert labels == ["0°", "14°", "20° (vignetted)"]
+
+
+def test_a_perfect_spot_is_drawn_at_a_readable_scale(plt, tmp_path):
+    parabola = (
+        '[aperture]\ntype = "epd"\nvalue = 20.0\n\n[fields]\ntype = "angle"\nvalues = [0.0]\n\n'
+        "[[surfaces]]\nthickness = inf\n\n"
+        '[[surfaces]]\nradius = -200.0\nconic = -1.0\nthickness = -100.0\nmaterial = "mirror"\n\n'
+        "[[surfaces]]\n"
+    )
+    (ax,) = plot_spots(_lens(tmp_path, parabola), rings=3)
+    assert _largest(ax) < 1e-6  # a paraboloid images an axial point perfectly (µm)
+    low, high = ax.get_xlim()
+    assert low <= -1.0 and high >= 1.0  # ±1 µm at least, not ±1e-10 µm of rounding noise
+
+
+def _largest(ax):
+    return max(float(np.abs(line.get_xydata()).max()) for line in ax.lines)
