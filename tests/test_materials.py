@@ -342,6 +342,8 @@ def test_air_spec_gives_the_air_singleton():
         ({"nd": 1.5}, "missing key\\(s\\) vd"),
         ({"nd": 0.9, "vd": 50.0}, "nd must be a finite number greater than 1"),
         ({"nd": 1.5, "vd": 0}, "vd must be a finite number greater than 0"),
+        ({"index": 1e308}, "index must be a finite number greater than 0 and at most 100"),
+        ({"nd": 1.5, "vd": 1e300}, "vd must be a finite number greater than 0 and at most 1e"),
         ({"catalog": "schott"}, "missing key\\(s\\) name"),
         ({"index": 1.5, "nd": 1.5}, "mix different forms"),
         ({"glass": "N-BK7"}, "unknown key\\(s\\) glass"),
