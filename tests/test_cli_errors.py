@@ -133,6 +133,16 @@ def test_bad_ray_values_are_refused_with_the_line(capsys, tmp_path, row, parts):
     _fails(capsys, ["trace", "singlet", "--rays", rays, "--json"], rays, *parts)
 
 
+def test_a_normalized_field_beyond_90_degrees_is_refused(capsys, tmp_path):
+    # the singlet's largest field is 5°: hy = 20 is 100°, which no ray can have
+    rays = _write(tmp_path / "rays.csv", "hx,hy,px,py\n0,1.2,0,0\n0,20,0,0\n")
+    _fails(capsys, ["trace", "singlet", "--rays", rays], rays, "line 3", "100°", "under 90°")
+    rays = _write(tmp_path / "fine.csv", "hx,hy,px,py\n0,1.2,0,0\n")
+    assert main(["trace", "singlet", "--rays", rays, "--json"]) == 0  # 6°: beyond 1 is fine
+    (ray,) = json.loads(capsys.readouterr().out)
+    assert ray["valid"] and ray["M"] == pytest.approx(np.sin(np.radians(6.0)), rel=1e-12)
+
+
 def test_ray_file_header_problems_name_the_file(capsys, tmp_path):
     rays = _write(tmp_path / "rays.csv", "hx,hx,hy,px,py\n0,0,0,0,0\n")
     _fails(capsys, ["trace", "singlet", "--rays", rays], rays, "more than once")

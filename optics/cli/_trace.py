@@ -29,15 +29,18 @@ def register(subparsers):
     parser.set_defaults(func=run)
 
 
-def read_rays_csv(path):
+def read_rays_csv(path, *, with_lines=False):
     """Rows of the ray CSV as dicts of floats; LensFileError names the file and line.
 
     A UTF-8 byte-order mark (as spreadsheet programs write) is skipped.  Every
-    value must be a finite number and a wavelength a positive one (µm).
+    value must be a finite number and a wavelength a positive one (µm).  With
+    ``with_lines`` the file's line number of each row comes back too:
+    ``(rows, lines)``.
     """
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
-            return _read_rows(csv.reader(handle), path)
+            rows, lines = _read_rows(csv.reader(handle), path)
+            return (rows, lines) if with_lines else rows
     except OSError as exc:
         raise LensFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
@@ -57,7 +60,7 @@ def _read_rows(reader, path):
     repeated = sorted({h for h in header if header.count(h) > 1})
     if repeated:
         raise LensFileError(f"{path}: column(s) {repeated} appear more than once in the header")
-    rows = []
+    rows, lines = [], []
     for values in reader:
         line = reader.line_num
         if not any(v.strip() for v in values):
@@ -74,7 +77,23 @@ def _read_rows(reader, path):
         if absent:
             raise LensFileError(f"{path}: line {line}: needs values for hx, hy, px, py")
         rows.append(row)
-    return rows
+        lines.append(line)
+    return rows, lines
+
+
+def check_field_angles(optic, rows, lines, path):
+    """Refuse rows whose normalized field is a field angle of 90° or more (angle fields only)."""
+    if optic.fields.type != "angle":
+        return
+    largest = float(optic.fields.max_magnitude)
+    for row, line in zip(rows, lines):
+        worst = max(abs(row["hx"]), abs(row["hy"])) * largest
+        if worst >= 90.0:
+            raise LensFileError(
+                f"{path}: line {line}: hx, hy = {row['hx']:g}, {row['hy']:g} is a field angle "
+                f"of {worst:g}° (hx or hy = 1 is the largest field, {largest:g}°); field "
+                "angles must be under 90°"
+            )
 
 
 def _ray_value(text, key, path, line):
@@ -118,9 +137,10 @@ def trace_csv_rows(optic, rows):
 
 
 def run(args):
-    rows = read_rays_csv(args.rays)
+    rows, lines = read_rays_csv(args.rays, with_lines=True)
     with backend_context(args):
         optic = load_lens(args.lens)
+        check_field_angles(optic, rows, lines, args.rays)
         results = trace_csv_rows(optic, rows)
     if args.json:
         print_json(results)
