@@ -105,6 +105,8 @@ def topology(optic):
                 slot,
                 direction,
                 surface.semi_diameter is None,
+                surface.aperture,
+                surface.obscuration is None,
                 surface.has_frame,
             )
         )
