@@ -59,8 +59,11 @@ from .propagate import trace_to_surface
 
 #: Newton steps allowed per aim stage.
 MAX_ITERATIONS = 30
-#: Continuation stage counts tried, in turn, for rays the direct solve misses.
-CONTINUATION_STAGES = (4, 16, 64)
+#: Continuation for rays the direct solve misses: first step in s, smallest step
+#: before a ray is given up, most stages.
+FIRST_STEP = 0.125
+SMALLEST_STEP = 2.0**-14
+MAX_STAGES = 200
 
 
 def aiming_mode(optic, override=None) -> str:
@@ -233,26 +236,51 @@ def _solve(problem, start, tol, max_iter, kind, chief=None):
     """Newton from ``start``; rays that fail go again by continuation (see module notes)."""
     result = problem.newton(start, tol, max_iter)
     p, converged = result.q, result.converged
-    for stages in CONTINUATION_STAGES:
-        failed = be.logical_not(converged)
-        if not be.item(be.any(failed)):
+    failed = be.logical_not(converged)
+    if not be.item(be.any(failed)):
+        return p, converged
+    sub = problem.subset(failed)
+    if kind == "field":  # from the on-axis chief ray (p = 0 on a centred system)
+        origin = be.zeros_like(sub.target)
+        velocity = be.zeros_like(origin)
+    else:  # from the chief ray, first along its linear prediction
+        origin = chief[failed]
+        velocity, singular = normalized_solve_masked(sub.jacobian(origin), sub.target)
+        velocity = be.where(singular[:, None] | ~be.isfinite(velocity), 0.0, velocity)
+    q, ok = _continue(sub, origin, velocity, tol, max_iter, kind)
+    p = be.scatter(p, failed, be.where(ok[:, None], q, p[failed]))
+    return p, be.scatter(converged, failed, ok)
+
+
+def _continue(problem, p, velocity, tol, max_iter, kind):
+    """Adaptive continuation in s from 0 (solved: ``p``) to 1, one s and step per ray.
+
+    Each stage predicts p(s + ds) ≈ p(s) + ds · dp/ds (the secant of the last
+    accepted stage) and corrects by Newton; a stage that fails halves the ray's
+    step, one that succeeds doubles it.  A ray whose step falls below
+    :data:`SMALLEST_STEP` has failed.
+    """
+    s = be.zeros_like(p[:, 0])
+    step = s + FIRST_STEP
+    done = s > 1.0
+    failed = done
+    for _ in range(MAX_STAGES):
+        active = ~done & ~failed
+        if not be.item(be.any(active)):
             break
-        rows = failed
-        sub = problem.subset(rows)
-        q = be.zeros_like(sub.target) if kind == "field" else chief[rows]
-        for k in range(1, stages + 1):
-            stage = sub.scaled(k / stages, kind)
-            if kind == "pupil":  # the linear prediction from the last stage
-                previous = sub.scaled((k - 1) / stages, kind)
-                step, singular = normalized_solve_masked(
-                    stage.jacobian(q), stage.target - previous.target
-                )
-                q = be.where(singular[:, None] | ~be.isfinite(step), q, q + step)
-            last = stage.newton(q, tol, max_iter)
-            q = last.q
-        p = be.scatter(p, rows, be.where(last.converged[:, None], q, p[rows]))
-        converged = be.scatter(converged, rows, last.converged)
-    return p, converged
+        s_try = be.where(active, be.minimum(s + step, 1.0), s)
+        seed = p + velocity * (s_try - s)[:, None]
+        seed = be.where(be.isfinite(seed), seed, p)
+        result = problem.scaled(s_try, kind).newton(seed, tol, max_iter)
+        ok = active & result.converged
+        moved = be.where(ok, s_try - s, 1.0)
+        velocity = be.where(ok[:, None], (result.q - p) / moved[:, None], velocity)
+        p = be.where(ok[:, None], result.q, p)
+        s = be.where(ok, s_try, s)
+        done = done | (ok & (s >= 1.0))
+        step = be.where(ok, 2.0 * step, 0.5 * step)
+        failed = failed | (active & ~ok & (step < SMALLEST_STEP))
+    return p, done
 
 
 class _Problem:
@@ -275,13 +303,13 @@ class _Problem:
         )
 
     def scaled(self, s, kind):
-        """The problem with the field (``kind = "field"``) or the target scaled by s."""
+        """The problem with the field (``kind = "field"``) or the target scaled by s (n,)."""
         if kind == "field":
             return _Problem(
                 self.optic, self.qx * s, self.qy * s, self.wavelength, self.target, self.first_order
             )
         return _Problem(
-            self.optic, self.qx, self.qy, self.wavelength, self.target * s, self.first_order
+            self.optic, self.qx, self.qy, self.wavelength, self.target * s[:, None], self.first_order
         )
 
     def newton(self, start, tol, max_iter):
