@@ -15,13 +15,13 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import DATA
 
 from optics import backend as be
 from optics.analysis.spot import spot_diagram
 from optics.io import load
 from optics.paraxial import paraxial
 from optics.trace import trace_bundle, trace_rays
-from tests.helpers import DATA
 
 AIMING = DATA / "aiming"
 WIDE = ("wide_angle_100", "projection_120", "projection_160", "wide_angle_170")

@@ -62,8 +62,10 @@ MAX_ITERATIONS = 30
 #: Continuation for rays the direct solve misses: first step in s, smallest step
 #: before a ray is given up, most stages.
 FIRST_STEP = 0.125
-SMALLEST_STEP = 2.0**-14
-MAX_STAGES = 200
+SMALLEST_STEP = 2.0**-10
+MAX_STAGES = 64
+#: Newton steps per continuation stage (a good prediction converges in 2-4).
+STAGE_ITERATIONS = 8
 
 
 def aiming_mode(optic, override=None) -> str:
@@ -225,7 +227,7 @@ def _default_tolerance(optic, r_stop, like):
 def _expander(field_shape, shape):
     """Map flat per-field arrays (one row per field point) to flat per-ray ones."""
     index = np.arange(math.prod(field_shape)).reshape(field_shape)
-    index = np.broadcast_to(index, shape).reshape(-1)
+    index = np.broadcast_to(index, shape).reshape(-1).copy()
     if np.array_equal(index, np.arange(index.size)):
         return lambda v: v
     positions = be.asarray(index)
@@ -247,9 +249,11 @@ def _solve(problem, start, tol, max_iter, kind, chief=None):
         origin = chief[failed]
         velocity, singular = normalized_solve_masked(sub.jacobian(origin), sub.target)
         velocity = be.where(singular[:, None] | ~be.isfinite(velocity), 0.0, velocity)
-    q, ok = _continue(sub, origin, velocity, tol, max_iter, kind)
-    p = be.scatter(p, failed, be.where(ok[:, None], q, p[failed]))
-    return p, be.scatter(converged, failed, ok)
+    q, ok = _continue(sub, origin, velocity, tol, min(max_iter, STAGE_ITERATIONS), kind)
+    # Back to every ray: row k of the subset is the k-th failed ray.
+    rows = be.asarray(np.maximum(np.cumsum(be.to_numpy(failed)) - 1, 0))
+    took = failed & ok[rows]
+    return be.where(took[:, None], q[rows], p), converged | took
 
 
 def _continue(problem, p, velocity, tol, max_iter, kind):
@@ -309,7 +313,12 @@ class _Problem:
                 self.optic, self.qx * s, self.qy * s, self.wavelength, self.target, self.first_order
             )
         return _Problem(
-            self.optic, self.qx, self.qy, self.wavelength, self.target * s[:, None], self.first_order
+            self.optic,
+            self.qx,
+            self.qy,
+            self.wavelength,
+            self.target * s[:, None],
+            self.first_order,
         )
 
     def newton(self, start, tol, max_iter):
