@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import autograd_graph_size
+from helpers import autograd_graph_size, singlet
 
 from optics import backend as be
 from optics.io import load
@@ -251,3 +251,18 @@ def test_graph_size_does_not_depend_on_the_iterations(torch_backend):
         loose = aim(optic, qx, qy, px, py, 0.5876, first_order, tol=1.0)
     tight = aim(optic, qx, qy, px, py, 0.5876, first_order)
     assert autograd_graph_size(loose.px) == autograd_graph_size(tight.px) > 0
+
+
+def test_compiled_trace_launches_the_real_aim(torch_backend):
+    from optics.trace import compiled
+
+    optic = singlet(fields=(0.0, 20.0))
+    optic.surfaces[1].is_stop, optic.surfaces[2].is_stop = False, True
+    optic.aiming = "real"
+    px, py = be.asarray([0.0, 0.5, -1.0, 40.0]), be.asarray([0.0, 0.5, 0.0, 0.0])
+    eager = trace_rays(optic, 0.0, 1.0, px, py)
+    fused = compiled.trace_rays_compiled(optic, 0.0, 1.0, px, py, compiler="aot_eager")
+    np.testing.assert_allclose(be.to_numpy(fused.y), be.to_numpy(eager.y), rtol=0, atol=1e-12)
+    # The aim of the last ray fails (it cannot reach 40 stop radii): invalid on both paths.
+    assert be.to_numpy(fused.valid).tolist() == be.to_numpy(eager.valid).tolist()
+    assert be.to_numpy(fused.valid).tolist() == [True, True, True, False]
