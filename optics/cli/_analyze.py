@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._common import (
+    add_aiming_option,
     add_backend_options,
     backend_context,
     json_number,
@@ -31,11 +32,14 @@ def register(subparsers):
         help="first-order data and spot sizes of a lens",
         description="Print the paraxial (first-order) data of LENS and a spot table: RMS radius "
         "about the chief ray and about the centroid, centroid and geometric radius per field "
-        "and wavelength (hexapolar pupil sampling).",
+        "and wavelength (hexapolar pupil sampling), with the rays each field loses (vignetted: "
+        "blocked by clear apertures or obscurations, missed or totally reflected) and the "
+        "aiming mode.",
     )
     parser.add_argument(
         "lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name"
     )
+    add_aiming_option(parser)
     add_backend_options(parser)
     parser.add_argument(
         "--rings", type=int, default=6, help="hexapolar rings (default 6: 127 rays)"
@@ -50,6 +54,7 @@ def analysis_report(optic, rings, backend_name):
     """The analyze report as plain data (the --json object)."""
     from ..analysis import spot_diagram
     from ..paraxial import paraxial
+    from ..trace.aim import aiming_mode
 
     first_order = paraxial(optic).as_floats()
     spots = [s.as_dict() for s in spot_diagram(optic, rings=rings)]
@@ -57,9 +62,11 @@ def analysis_report(optic, rings, backend_name):
         for key in ("rms_radius_chief", "rms_radius_centroid", "geo_radius"):
             spot[key] = json_number(spot[key])
         spot["centroid"] = [json_number(v) for v in spot["centroid"]]
+        spot["vignetted_fraction"] = spot["n_invalid"] / spot["n_rays"] if spot["n_rays"] else None
     return {
         "name": optic.name,
         "backend": backend_name,
+        "aiming": aiming_mode(optic),
         "paraxial": {k: json_number(first_order[k]) for k in PARAXIAL_KEYS},
         "spot": spots,
     }
@@ -72,12 +79,15 @@ def run(args):
     if args.rings < 1:
         raise UsageError(f"--rings must be at least 1, not {args.rings}")
     with backend_context(args):
-        optic = load_lens(args.lens)
+        optic = load_lens(args.lens, getattr(args, "aiming", None))
         report = analysis_report(optic, args.rings, be.get_backend())
     if args.json:
         print_json(report)
         return 0
-    print(f"{report['name'] or args.lens}  ({report['backend']}, {len(report['spot'])} spots)")
+    print(
+        f"{report['name'] or args.lens}  ({report['backend']}, {len(report['spot'])} spots, "
+        f"{report['aiming']} aiming)"
+    )
     print()
     print(table(["quantity", "value"], [(k, v) for k, v in report["paraxial"].items()]))
     print()
@@ -90,6 +100,7 @@ def run(args):
             s["centroid"][1] if s["centroid"][1] is not None else float("nan"),
             _um(s["geo_radius"]),
             f"{s['n_rays'] - s['n_invalid']}/{s['n_rays']}",
+            f"{100 * s['vignetted_fraction']:.1f} %",
         )
         for s in report["spot"]
     ]
@@ -101,6 +112,7 @@ def run(args):
         "centroid y",
         "geo um",
         "valid",
+        "vignetted",
     ]
     print(table(headers, rows))
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ._common import UsageError, json_number, load_lens, print_json, table
+from ._common import UsageError, add_aiming_option, json_number, load_lens, print_json, table
 
 DRIVER_CHOICES = ("adam", "lbfgs", "least_squares", "minimize")
 
@@ -62,6 +62,7 @@ def register(subparsers):
         help="write the merit history as a figure (needs matplotlib)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_aiming_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -75,6 +76,9 @@ def run(args):
     backend = args.backend or ("torch" if "torch" in be.available_backends() else "numpy")
     with be.using(backend):
         optic = load_lens(args.lens)
+        saved_mode = optic.aiming  # the output keeps the file's own mode
+        if args.aiming is not None:
+            optic.aiming = args.aiming
         problem, section = problem_from_lens(optic, f"{args.lens}: [optimize]")
         driver = args.driver or section.driver or default_driver()
         steps = section.steps if args.steps is None else args.steps
@@ -87,6 +91,7 @@ def run(args):
             progress=not args.quiet and not args.json and sys.stderr.isatty(),
             **section.run_options(driver),
         )
+    optic.aiming = saved_mode
     save(optic, args.output)
     if args.plot:
         save_history_figure(result.history, args.plot, f"{optic.name or args.lens}: {driver}")

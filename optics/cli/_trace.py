@@ -5,7 +5,15 @@ from __future__ import annotations
 import csv
 
 from ..errors import LensFileError
-from ._common import add_backend_options, backend_context, json_number, load_lens, print_json, table
+from ._common import (
+    add_aiming_option,
+    add_backend_options,
+    backend_context,
+    json_number,
+    load_lens,
+    print_json,
+    table,
+)
 
 REQUIRED = ("hx", "hy", "px", "py")
 KEYS = ("x", "y", "z", "L", "M", "N")
@@ -23,6 +31,7 @@ def register(subparsers):
         "lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name"
     )
     parser.add_argument("--rays", required=True, metavar="FILE.csv", help="rays to trace")
+    add_aiming_option(parser)
     add_backend_options(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON list of ray objects")
     parser.set_defaults(func=run)
@@ -82,7 +91,7 @@ def trace_csv_rows(optic, rows):
 def run(args):
     rows = read_rays_csv(args.rays)
     with backend_context(args):
-        optic = load_lens(args.lens)
+        optic = load_lens(args.lens, getattr(args, "aiming", None))
         results = trace_csv_rows(optic, rows)
     if args.json:
         print_json(results)

@@ -432,15 +432,15 @@ def warn_if_off_centre(optic, fields, at_stop, first_order):
     if not bad.any():
         return
     named = [
-        f"({fields[i][0]:.4g}, {fields[i][1]:.4g}): "
-        + ("misses the stop" if not math.isfinite(miss[i]) else f"{100 * miss[i]:.3g} %")
+        f"({fields[i][0]:.4g}, {fields[i][1]:.4g}) "
+        + ("(misses the stop)" if not math.isfinite(miss[i]) else f"({100 * miss[i]:.3g} %)")
         for i in np.flatnonzero(bad)
     ]
     warnings.warn(
-        "paraxial aiming: the chief ray of normalized field(s) "
-        + "; ".join(named)
-        + f" crosses the stop more than {100 * OFF_CENTRE_FRACTION:g} % of the stop radius "
-        'from its centre; set [aiming] mode = "real" in the lens file (or --aiming real)',
+        f"paraxial aiming: the chief ray crosses the stop more than "
+        f"{100 * OFF_CENTRE_FRACTION:g} % of the stop radius from its centre for normalized "
+        f'field(s) {", ".join(named)}; set [aiming] mode = "real" in the lens file '
+        "(or --aiming real)",
         PupilAimWarning,
         stacklevel=3,
     )
