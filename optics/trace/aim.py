@@ -179,7 +179,7 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
         field_q = [be.detach(flat(inputs[i], field_shape)) for i in (0, 1, 4)]
         zeros = be.zeros_like(field_q[0])
         chief = _Problem(optic, *field_q, be.stack([zeros, zeros], axis=-1), first_order)
-        p_chief, ok_chief = _solve(chief, be.zeros_like(chief.target), tol, max_iter, "field")
+        p_chief, ok_chief, _ = _solve(chief, be.zeros_like(chief.target), tol, max_iter, "field")
         J_chief = chief.jacobian(p_chief)
         # 2. every ray, from its chief ray's linear prediction.
         expand = _expander(field_shape, shape)
@@ -191,12 +191,13 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
         step, singular = normalized_solve_masked(J_c, target, constant=SINGULAR_CONSTANT)
         start = be.where(singular[:, None], p_c, p_c + step)
         start = be.where(be.isfinite(start), start, p_c)
-        p, converged = _solve(problem, start, tol, max_iter, "pupil", chief=p_c)
+        p, converged, residual_norm = _solve(
+            problem, start, tol, max_iter, "pupil", chief=p_c, chord=True
+        )
         converged = converged & expand(ok_chief)
-        R = problem.residual(p)
-        residual_norm = be.hypot(R[:, 0], R[:, 1])
-        J_bar = problem.jacobian(p)
     if be.grad_active():
+        with be.no_grad():
+            J_bar = problem.jacobian(p)  # exact at the solution: dp/dθ = -J⁻¹ ∂R/∂θ
         target = be.stack([flat(inputs[2], shape) * r_stop, flat(inputs[3], shape) * r_stop], -1)
         q_attached = [flat(inputs[i], shape) for i in (0, 1, 4)]
         attached = _Problem(optic, *q_attached, target, first_order)
@@ -234,13 +235,18 @@ def _expander(field_shape, shape):
     return lambda v: v[positions]
 
 
-def _solve(problem, start, tol, max_iter, kind, chief=None):
-    """Newton from ``start``; rays that fail go again by continuation (see module notes)."""
-    result = problem.newton(start, tol, max_iter)
-    p, converged = result.q, result.converged
+def _solve(problem, start, tol, max_iter, kind, chief=None, chord=False):
+    """Newton from ``start``; rays that fail go again by continuation (see module notes).
+
+    With ``chord`` the first pass keeps the Jacobian of ``start`` (one residual
+    trace per step instead of five; from a good start it converges as fast).
+    Returns the solution, the converged mask and |R| at the solution.
+    """
+    result = problem.newton(start, tol, max_iter, chord=chord)
+    p, converged, norm = result.q, result.converged, result.residual_norm
     failed = be.logical_not(converged)
     if not be.item(be.any(failed)):
-        return p, converged
+        return p, converged, norm
     sub = problem.subset(failed)
     if kind == "field":  # from the on-axis chief ray (p = 0 on a centred system)
         origin = be.zeros_like(sub.target)
@@ -250,10 +256,12 @@ def _solve(problem, start, tol, max_iter, kind, chief=None):
         velocity, singular = normalized_solve_masked(sub.jacobian(origin), sub.target)
         velocity = be.where(singular[:, None] | ~be.isfinite(velocity), 0.0, velocity)
     q, ok = _continue(sub, origin, velocity, tol, min(max_iter, STAGE_ITERATIONS), kind)
+    R = sub.residual(q)
     # Back to every ray: row k of the subset is the k-th failed ray.
     rows = be.asarray(np.maximum(np.cumsum(be.to_numpy(failed)) - 1, 0))
     took = failed & ok[rows]
-    return be.where(took[:, None], q[rows], p), converged | took
+    norm = be.where(failed, be.hypot(R[:, 0], R[:, 1])[rows], norm)
+    return be.where(took[:, None], q[rows], p), converged | took, norm
 
 
 def _continue(problem, p, velocity, tol, max_iter, kind):
@@ -321,11 +329,16 @@ class _Problem:
             self.first_order,
         )
 
-    def newton(self, start, tol, max_iter):
-        """:func:`optics.solvers.newton_2x2` on this problem."""
+    def newton(self, start, tol, max_iter, chord=False):
+        """:func:`optics.solvers.newton_2x2` on this problem (chord: J frozen at ``start``)."""
+        if chord:
+            frozen = self.jacobian(start)
+            residual, jacobian = self.residual, lambda p: frozen
+        else:
+            residual, jacobian = self.residual_and_jacobian, self.jacobian
         return newton_2x2(
-            self.residual_and_jacobian,
-            self.jacobian,
+            residual,
+            jacobian,
             start,
             tol=tol,
             max_iter=max_iter,
