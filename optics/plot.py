@@ -64,8 +64,13 @@ def plot_layout(optic, ax=None, n_rays: int = 7):
         paths.append(path)
         z = np.stack([be.to_numpy(r.z) for r in path[1:]])
         y = np.stack([be.to_numpy(r.y) for r in path[1:]])
-        ok = np.logical_and.reduce([be.to_numpy(r.valid) for r in path[1:]])
+        valid = np.stack([be.to_numpy(r.valid) for r in path[1:]])
+        ok = valid.all(axis=0)
         ax.plot(z[:, ok], y[:, ok], color=_COLORS[k % len(_COLORS)], lw=0.7)
+        # A ray lost on the way (blocked by an aperture or obscuration) ends at that surface.
+        for j in np.flatnonzero(~ok & be.to_numpy(path[0].valid)):
+            stop = int(np.argmin(valid[:, j]))
+            ax.plot(z[: stop + 1, j], y[: stop + 1, j], color=_COLORS[k % len(_COLORS)], lw=0.5)
     semi = _semi_apertures(optic, paths)
     frames = surface_frames(optic.surfaces)
     for i in range(1, len(optic.surfaces)):
