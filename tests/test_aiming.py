@@ -266,3 +266,37 @@ def test_compiled_trace_launches_the_real_aim(torch_backend):
     # The aim of the last ray fails (it cannot reach 40 stop radii): invalid on both paths.
     assert be.to_numpy(fused.valid).tolist() == be.to_numpy(eager.valid).tolist()
     assert be.to_numpy(fused.valid).tolist() == [True, True, True, False]
+
+
+def _real_image_height_optic():
+    from optics.system import Fields
+
+    optic = double_gauss()
+    optic.fields = Fields("real_image_height", [(0.0, 0.0), (0.0, 21.0)])
+    return optic
+
+
+def test_real_image_height_fields_use_the_real_chief_ray(backend):
+    optic = _real_image_height_optic()
+    chief = trace_rays(optic, 0.0, be.asarray([0.5, 1.0]), 0.0, 0.0, record=True)
+    np.testing.assert_allclose(be.to_numpy(chief[-1].y), [10.5, 21.0], rtol=0, atol=1e-10)
+    at_stop = chief[optic.stop_index]  # the stop is a plane at its vertex: global = local
+    np.testing.assert_allclose(be.to_numpy(at_stop.y), 0.0, atol=1e-11)
+
+
+def test_gradient_through_the_field_solve_and_the_aim(torch_backend):
+    import torch
+
+    optic = _real_image_height_optic()
+
+    def marginal_y(value):
+        _radius(optic, value)
+        return trace_rays(optic, 0.0, 1.0, be.asarray([0.0]), be.asarray([1.0])).y[0]
+
+    x = be.parameter(46.32)
+    ad = float(torch.autograd.grad(marginal_y(x), x)[0])
+    assert abs(ad) > 1e-4
+    with be.no_grad():
+        for step in (1e-3, 1e-4):
+            fd = (float(marginal_y(46.32 + step)) - float(marginal_y(46.32 - step))) / (2 * step)
+            assert ad == pytest.approx(fd, rel=1e-5, abs=1e-8)
