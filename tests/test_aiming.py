@@ -300,3 +300,23 @@ def test_gradient_through_the_field_solve_and_the_aim(torch_backend):
         for step in (1e-3, 1e-4):
             fd = (float(marginal_y(46.32 + step)) - float(marginal_y(46.32 - step))) / (2 * step)
             assert ad == pytest.approx(fd, rel=1e-5, abs=1e-8)
+
+
+def test_merit_functions_trace_with_the_optic_s_mode(torch_backend):
+    import torch
+
+    from optics.optimize.merit import Merit, Operand
+
+    optic = double_gauss()
+    merit = Merit([Operand("rms_spot")])
+    real = float(merit(optic))
+    optic.aiming = "paraxial"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PupilAimWarning)
+        paraxially = float(merit(optic))
+    assert abs(real - paraxially) > 1e-6 * abs(real)
+    optic.aiming = "real"
+    x = be.parameter(46.32)
+    _radius(optic, x)
+    (grad,) = torch.autograd.grad(merit(optic), x)
+    assert math.isfinite(float(grad)) and float(grad) != 0.0
