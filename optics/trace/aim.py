@@ -22,8 +22,9 @@ The solve, batched over every ray (one 2×2 system per ray):
    1, each stage seeded by the previous one), for wide-angle lenses whose
    real pupil moves far from the paraxial one;
 2. every ray from the linear prediction p_c + J_c⁻¹ (px, py) · r_stop of its
-   chief ray's solution p_c and Jacobian J_c; rays that fail go again by
-   continuation in the pupil radius from the chief ray;
+   chief ray's solution p_c and Jacobian J_c (Newton, the residual and the
+   four difference rays of J in one batched trace per step); rays that fail go
+   again by continuation in the pupil radius from the chief ray;
 3. only while ``be.grad_active()``: one grad-attached trace to the stop and
    :func:`optics.solvers.implicit_correction_2x2` (p = p̄ − J̄⁻¹ R(p̄, θ)), so
    dp/dθ is exact to first order and the graph does not depend on the
@@ -191,9 +192,7 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
         step, singular = normalized_solve_masked(J_c, target, constant=SINGULAR_CONSTANT)
         start = be.where(singular[:, None], p_c, p_c + step)
         start = be.where(be.isfinite(start), start, p_c)
-        p, converged, residual_norm = _solve(
-            problem, start, tol, max_iter, "pupil", chief=p_c, chord=True
-        )
+        p, converged, residual_norm = _solve(problem, start, tol, max_iter, "pupil", chief=p_c)
         converged = converged & expand(ok_chief)
     if be.grad_active():
         with be.no_grad():
@@ -235,14 +234,12 @@ def _expander(field_shape, shape):
     return lambda v: v[positions]
 
 
-def _solve(problem, start, tol, max_iter, kind, chief=None, chord=False):
+def _solve(problem, start, tol, max_iter, kind, chief=None):
     """Newton from ``start``; rays that fail go again by continuation (see module notes).
 
-    With ``chord`` the first pass keeps the Jacobian of ``start`` (one residual
-    trace per step instead of five; from a good start it converges as fast).
     Returns the solution, the converged mask and |R| at the solution.
     """
-    result = problem.newton(start, tol, max_iter, chord=chord)
+    result = problem.newton(start, tol, max_iter)
     p, converged, norm = result.q, result.converged, result.residual_norm
     failed = be.logical_not(converged)
     if not be.item(be.any(failed)):
@@ -329,16 +326,11 @@ class _Problem:
             self.first_order,
         )
 
-    def newton(self, start, tol, max_iter, chord=False):
-        """:func:`optics.solvers.newton_2x2` on this problem (chord: J frozen at ``start``)."""
-        if chord:
-            frozen = self.jacobian(start)
-            residual, jacobian = self.residual, lambda p: frozen
-        else:
-            residual, jacobian = self.residual_and_jacobian, self.jacobian
+    def newton(self, start, tol, max_iter):
+        """:func:`optics.solvers.newton_2x2` on this problem (R and J in one batched trace)."""
         return newton_2x2(
-            residual,
-            jacobian,
+            self.residual_and_jacobian,
+            self.jacobian,
             start,
             tol=tol,
             max_iter=max_iter,
