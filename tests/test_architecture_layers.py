@@ -37,6 +37,7 @@ LAYERS = (
     ("optics.paraxial", 6),
     ("optics.trace.propagate", 7),
     ("optics.trace.launch", 8),
+    ("optics.trace._aim_solve", 8),
     ("optics.trace.aim", 8),
     ("optics.trace.object_field", 9),
     ("optics.trace.real_image_height", 10),
