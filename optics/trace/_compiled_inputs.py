@@ -110,4 +110,4 @@ def topology(optic):
                 surface.has_frame,
             )
         )
-    return (optic.object_at_infinity, tuple(rows))
+    return (optic.object_at_infinity, optic.fields.object_telecentric, tuple(rows))
