@@ -31,7 +31,6 @@ TOLERANCE = 1e-9  # mm (lens units)
 #: (system, mode, field index) -> pupil sample indices of the 127-ray hexapolar set.
 KNOWN_DIFFERENCES = {
     ("hubble_obscured", "real", 2): {92},  # Optiland's robust aimer drops it
-    ("projection_120", "paraxial", 1): {31, 34, 51, 59, 110, 126},  # TIR at surface 18 here
 }
 
 

@@ -125,8 +125,8 @@ HUBBLE = [
         None,
         {"mirror": 1, "stop": 1, "conic": -1.001152, "obscuration": 177.80035},
     ),
-    # A dummy plane at the secondary's vertex: optics' conic intersection takes the
-    # root nearest a ray's start, which needs the ray near the vertex plane (see README).
+    # A dummy plane at the secondary's vertex (see README: needed by optics' conic
+    # intersection before main's a1eb37a; kept so both codes trace this prescription).
     (INF, 0.0, None),
     (-1349.31166, 6365.20955, None, {"mirror": 1, "conic": -1.483014}),
 ]
