@@ -320,3 +320,15 @@ def test_merit_functions_trace_with_the_optic_s_mode(torch_backend):
     _radius(optic, x)
     (grad,) = torch.autograd.grad(merit(optic), x)
     assert math.isfinite(float(grad)) and float(grad) != 0.0
+
+
+def test_an_undefined_stop_radius_is_an_error_naming_the_stop(backend):
+    from optics.errors import SolveError
+
+    optic = singlet(epd=120.0)  # the entrance-pupil edge ray misses the 50 mm spheres
+    optic.surfaces[1].is_stop, optic.surfaces[2].is_stop = False, True
+    optic.aiming = "real"
+    with pytest.raises(SolveError, match="does not reach the stop \\(surface 2\\).*stop_diameter"):
+        trace_rays(optic, 0.0, 0.0, 0.5, 0.0)
+    optic.aperture.type, optic.aperture.value = "stop_diameter", 20.0
+    assert bool(be.item(trace_rays(optic, 0.0, 0.0, 0.5, 0.0).valid))

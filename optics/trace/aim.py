@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from .. import backend as be
+from ..errors import SolveError
 from ..frames import surface_frames
 from ..solvers import (
     ROUND_OFF_CONSTANT,
@@ -118,15 +119,16 @@ def stop_radius(optic, first_order):
 
     The real ray is the on-axis one through the paraxial entrance-pupil edge
     (px, py) = (1, 0) at the primary wavelength; its distance from the stop
-    centre in the stop's local frame is returned (grad-attached).
+    centre in the stop's local frame is returned (grad-attached), NaN when that
+    ray misses a surface or is totally reflected before the stop.
     """
     if optic.aperture.type == "stop_diameter":
         return be.asarray(optic.aperture.value) / 2.0
     zero = be.zeros_like(be.asarray(first_order.epd))
     wavelength = be.asarray(optic.primary_wavelength)
     rays = launch_rays(optic, zero, zero, zero + 1.0, zero, wavelength, first_order)
-    x, y, _ = trace_to_surface(optic, rays, optic.stop_index)
-    return be.hypot(x, y)
+    x, y, reached = trace_to_surface(optic, rays, optic.stop_index)
+    return be.where(reached, be.hypot(x, y), math.nan)
 
 
 def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=None):
@@ -159,6 +161,13 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
     shape = tuple(np.broadcast_shapes(*(tuple(v.shape) for v in inputs)))
     field_shape = tuple(np.broadcast_shapes(*(tuple(inputs[i].shape) for i in (0, 1, 4))))
     r_stop = stop_radius(optic, first_order)
+    if not math.isfinite(float(be.item(r_stop))):
+        raise SolveError(
+            f"real ray aiming: the real on-axis ray through the paraxial entrance-pupil edge "
+            f"does not reach the stop (surface {optic.stop_index}), so the stop radius that "
+            "(px, py) = 1 means is undefined; use an aperture of type 'stop_diameter' or a "
+            "smaller aperture"
+        )
     settings = resolve_settings(
         _default_tolerance(optic, r_stop, inputs[0]) if tol is None else tol,
         MAX_ITERATIONS if max_iter is None else max_iter,
@@ -257,6 +266,9 @@ def warn_if_off_centre(optic, fields, at_stop, first_order):
     x, y, *_ = frame.to_local(at_stop.x, at_stop.y, at_stop.z, at_stop.L, at_stop.M, at_stop.N)
     with be.no_grad():
         r_stop = be.detach(stop_radius(optic, first_order))
+    if not math.isfinite(float(be.item(r_stop))):
+        return  # no stop radius to measure by (real aiming says why)
+    with be.no_grad():
         miss = be.detach(be.hypot(x, y)) / r_stop
         bad = be.logical_not(be.logical_and(at_stop.valid, miss <= OFF_CENTRE_FRACTION))
         bad = be.to_numpy(be.any(bad, axis=0))
