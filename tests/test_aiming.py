@@ -332,3 +332,22 @@ def test_an_undefined_stop_radius_is_an_error_naming_the_stop(backend):
         trace_rays(optic, 0.0, 0.0, 0.5, 0.0)
     optic.aperture.type, optic.aperture.value = "stop_diameter", 20.0
     assert bool(be.item(trace_rays(optic, 0.0, 0.0, 0.5, 0.0).valid))
+
+
+def test_every_wavelength_is_aimed_at_the_same_stop_point(backend):
+    optic = double_gauss()  # the stop is a plane at its vertex: global (x, y) = local
+    first_order = paraxial(optic)
+    r = float(be.item(stop_radius(optic, first_order)))
+    wavelengths = be.asarray(optic.wavelengths.values)[:, None]
+    px, py = be.asarray([0.0, 1.0, -0.4]), be.asarray([0.0, 0.0, 0.8])
+    history = trace_rays(optic, 0.0, 1.0, px[None], py[None], wavelengths, record=True)
+    at_stop = history[optic.stop_index]
+    assert be.to_numpy(history[-1].valid).all()
+    np.testing.assert_allclose(
+        be.to_numpy(at_stop.x), np.broadcast_to(be.to_numpy(px) * r, (3, 3)), atol=1e-11
+    )
+    np.testing.assert_allclose(
+        be.to_numpy(at_stop.y), np.broadcast_to(be.to_numpy(py) * r, (3, 3)), atol=1e-11
+    )
+    colour = be.to_numpy(history[-1].y)
+    assert np.ptp(colour[:, 1]) > 1e-4  # the colours really trace differently
