@@ -199,6 +199,10 @@ def entrance_pupil_diameter(optic, rays, ep, afocal=False):
     infinite = optic.object_at_infinity
     if kind == "epd":
         return value + 0.0 * ep
+    if kind == "stop_diameter":
+        # The paraxial marginal ray meets the stop at D/2; for either conjugate its
+        # stop height per unit half-EPD is the basis ray A's height there.
+        return value / be.abs(rays.yA[optic.stop_index])
     if kind == "object_na":
         if infinite:
             raise ConfigurationError(

@@ -35,11 +35,25 @@ def backend_context(args):
     return be.using(getattr(args, "backend", None), precision=getattr(args, "precision", None))
 
 
-def load_lens(path):
-    """Load a lens file or built-in sample (errors are OpticsError)."""
+def add_aiming_option(parser):
+    """Add --aiming paraxial|real (overrides the lens file's ``[aiming] mode``)."""
+    parser.add_argument(
+        "--aiming",
+        choices=["paraxial", "real"],
+        default=None,
+        help="ray aiming: 'paraxial' (pupil points on the paraxial entrance pupil) or 'real' "
+        "(on the stop); default: the lens file's [aiming] mode",
+    )
+
+
+def load_lens(path, aiming=None):
+    """Load a lens file or sample (errors are OpticsError); ``aiming`` overrides its mode."""
     from ..io import load
 
-    return load(path)
+    optic = load(path)
+    if aiming is not None:
+        optic.aiming = aiming
+    return optic
 
 
 def json_number(value):

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from ._common import add_backend_options, backend_context, load_lens, rings_option
+from ._common import (
+    add_aiming_option,
+    add_backend_options,
+    backend_context,
+    load_lens,
+    rings_option,
+)
 
 
 def register(subparsers):
@@ -21,6 +27,7 @@ def register(subparsers):
     parser.add_argument(
         "--rings", type=rings_option, default=6, help="hexapolar rings for the spots (1-500)"
     )
+    add_aiming_option(parser)
     add_backend_options(parser, precision=False)
     parser.set_defaults(func=run)
 
@@ -30,7 +37,7 @@ def run(args):
 
     check_image_path(args.output)
     with backend_context(args):
-        optic = load_lens(args.lens)
+        optic = load_lens(args.lens, getattr(args, "aiming", None))
         save_figure(layout_and_spots_figure(optic, rings=args.rings), args.output)
     print(f"wrote {args.output}")
     return 0
