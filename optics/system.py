@@ -63,6 +63,7 @@ class Optic:
     wavelengths: Wavelengths = field(default_factory=Wavelengths)
     name: str = ""
     optimize: dict | None = None  # the lens file's raw [optimize] section
+    tolerance: dict | None = None  # the lens file's raw [tolerance] section
 
     def __post_init__(self):
         self.validate()

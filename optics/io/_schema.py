@@ -19,7 +19,7 @@ from ..materials import material_from_spec
 from ..surfaces import Surface
 from ..system import APERTURE_TYPES, FIELD_TYPES, Aperture, Fields, Optic, Wavelengths
 
-TOP_LEVEL_KEYS = ("name", "aperture", "fields", "wavelengths", "surfaces", "optimize")
+TOP_LEVEL_KEYS = ("name", "aperture", "fields", "wavelengths", "surfaces", "optimize", "tolerance")
 APERTURE_KEYS = ("type", "value")
 FIELD_KEYS = ("type", "values")
 WAVELENGTH_KEYS = ("values", "primary")
@@ -68,8 +68,23 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
         if not isinstance(optimize, Mapping):
             raise LensFileError(f"{source}: [optimize] must be a table, not {_describe(optimize)}")
         optimize = copy.deepcopy(dict(optimize))
+    tolerance = data.get("tolerance")
+    if tolerance is not None:  # checked key by key by optics.tolerance.read_section
+        if not isinstance(tolerance, Mapping):
+            raise LensFileError(
+                f"{source}: [tolerance] must be a table, not {_describe(tolerance)}"
+            )
+        tolerance = copy.deepcopy(dict(tolerance))
     try:
-        return Optic(surfaces, aperture, fields, wavelengths, name=name, optimize=optimize)
+        return Optic(
+            surfaces,
+            aperture,
+            fields,
+            wavelengths,
+            name=name,
+            optimize=optimize,
+            tolerance=tolerance,
+        )
     except ConfigurationError as exc:
         raise LensFileError(f"{source}: {exc}") from exc
 

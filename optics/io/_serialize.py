@@ -46,6 +46,8 @@ def optic_to_dict(optic) -> dict:
     data["surfaces"] = [_surface(surface, i) for i, surface in enumerate(optic.surfaces)]
     if optic.optimize is not None:
         data["optimize"] = plain_tree(copy.deepcopy(optic.optimize))
+    if optic.tolerance is not None:
+        data["tolerance"] = plain_tree(copy.deepcopy(optic.tolerance))
     return data
 
 
