@@ -1,18 +1,26 @@
 """Tolerancing: sensitivities by autodiff and Monte Carlo trials on Dask."""
 
 from ._model import ToleranceModel, model_from_lens
+from ._montecarlo import MonteCarlo, draw, standard_deviations, trial_seeds
+from ._runner import DaskUnavailableError, monte_carlo
 from ._section import ITEM_KINDS, Item, ToleranceSection, read_section
 from ._sensitivity import Sensitivity, derivatives_at_nominal, finite_differences, sensitivity
 
 __all__ = [
     "ITEM_KINDS",
+    "DaskUnavailableError",
     "Item",
+    "MonteCarlo",
     "Sensitivity",
     "ToleranceModel",
     "ToleranceSection",
     "derivatives_at_nominal",
+    "draw",
     "finite_differences",
     "model_from_lens",
+    "monte_carlo",
     "read_section",
     "sensitivity",
+    "standard_deviations",
+    "trial_seeds",
 ]
