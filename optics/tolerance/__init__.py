@@ -1,8 +1,10 @@
 """Tolerancing: sensitivities by autodiff and Monte Carlo trials on Dask."""
 
+from ._figure import save_monte_carlo_figure
 from ._model import ToleranceModel, model_from_lens
 from ._montecarlo import MonteCarlo, draw, standard_deviations, trial_seeds
-from ._runner import DaskUnavailableError, monte_carlo
+from ._results import write_trials
+from ._runner import DaskUnavailableError, SchedulerUnreachableError, monte_carlo
 from ._section import ITEM_KINDS, Item, ToleranceSection, read_section
 from ._sensitivity import Sensitivity, derivatives_at_nominal, finite_differences, sensitivity
 
@@ -11,6 +13,7 @@ __all__ = [
     "DaskUnavailableError",
     "Item",
     "MonteCarlo",
+    "SchedulerUnreachableError",
     "Sensitivity",
     "ToleranceModel",
     "ToleranceSection",
@@ -20,7 +23,9 @@ __all__ = [
     "model_from_lens",
     "monte_carlo",
     "read_section",
+    "save_monte_carlo_figure",
     "sensitivity",
     "standard_deviations",
     "trial_seeds",
+    "write_trials",
 ]

@@ -29,6 +29,8 @@ from ._montecarlo import MonteCarlo, run_trial, trial_seeds
 
 #: Batches per worker (more: finer load balancing and progress; fewer: less overhead).
 BATCHES_PER_WORKER = 8
+#: How long to wait for a scheduler given by address.
+CONNECT_TIMEOUT = "30s"
 #: How often a batch that raised is resubmitted.
 RETRIES = 3
 #: Environment of embedded workers: one thread each (the cluster has one worker per core).
@@ -37,6 +39,10 @@ WORKER_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THRE
 
 class DaskUnavailableError(ConfigurationError, ImportError):
     """Dask distributed is needed (more than one worker, or a scheduler) but not installed."""
+
+
+class SchedulerUnreachableError(ConfigurationError, ConnectionError):
+    """No Dask scheduler answered at the given address."""
 
 
 def monte_carlo(
@@ -117,7 +123,12 @@ def _dask_batches(model, seeds, workers, scheduler, backend):
         ) from exc
     with contextlib.ExitStack() as stack:
         if scheduler is not None:
-            client = stack.enter_context(Client(scheduler, timeout="30s"))
+            try:
+                client = stack.enter_context(Client(scheduler, timeout=CONNECT_TIMEOUT))
+            except OSError as exc:
+                raise SchedulerUnreachableError(
+                    f"no Dask scheduler answered at {scheduler!r} within {CONNECT_TIMEOUT} ({exc})"
+                ) from exc
         else:
             cluster = stack.enter_context(
                 LocalCluster(
