@@ -18,6 +18,7 @@ count gives identical results.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 
@@ -136,6 +137,7 @@ def _dask_batches(model, seeds, workers, scheduler, backend):
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
+                    silence_logs=logging.ERROR,
                     env=dict(WORKER_ENV),
                 )
             )
