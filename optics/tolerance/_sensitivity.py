@@ -57,19 +57,24 @@ class Sensitivity:
         return self.nominal + self.rss
 
 
-def sensitivity(model) -> Sensitivity:
+def sensitivity(model, *, derivative_backend=None) -> Sensitivity:
     """Run the sensitivity analysis of ``model`` on the configured backend.
 
     Parameters
     ----------
     model : ToleranceModel
+    derivative_backend : str, optional
+        Backend of the derivatives alone (e.g. ``"torch"`` for one backward
+        pass while the ±tol evaluations run on NumPy); default: the
+        configured one.
 
     Returns
     -------
     Sensitivity
     """
     nominal = model.nominal_value()
-    derivatives = derivatives_at_nominal(model)
+    with be.using(derivative_backend):
+        derivatives = derivatives_at_nominal(model)
     rows = []
     for k, (label, width) in enumerate(zip(model.labels, model.half_widths)):
         values = np.zeros(len(model))

@@ -1,0 +1,168 @@
+"""Monte Carlo tolerancing throughput (trials per second) on the Cooke triplet, next to Optiland.
+
+The problem: the Cooke triplet of ../shared/reference (constant indices at
+0.55 µm), 20 tolerance items — the 6 radii (±0.2%), the 5 thicknesses in
+front of the back focus (±0.05 mm), the 3 indices (±0.001), surfaces 1, 3, 5
+decentered (±0.02 mm) and surfaces 2, 4, 6 tilted (±0.05°), all uniform, a
+decenter or tilt drawn in x and in y: 26 random components — the back focus
+re-optimized in every trial, criterion the RMS spot over the 3 fields
+(0, 14, 20°, 127 hexapolar rays each).  Each surface's decenter and tilt is
+about its own vertex, the form Optiland's tolerancing expresses.
+
+Ours: ``monte_carlo`` with one worker (in this process) and with two Dask
+workers (a LocalCluster started before the clock runs), on the default CLI
+backend (torch when installed).  Optiland 0.6.3: ``MonteCarlo.run`` on the
+same lens with 26 ``DistributionSampler`` perturbations, a ``thickness``
+compensator and three ``rms_spot_size`` operands, through a subprocess
+(``OPTILAND_PYTHON``, default /work/optiland-venv/bin/python; Optiland is
+never a dependency of optics).  Targets: one worker at least 3x Optiland's
+rate, two workers at least 1.6x one worker.
+
+A measurement, not a test: nothing here fails on a slow machine.
+Run with ``pytest benchmarks/test_bench_tolerance.py --benchmark-only -s``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from optics import backend as be
+from optics.io import optic_from_dict
+from optics.optimize import MeritContext, Operand
+from optics.tolerance import ToleranceModel, monte_carlo
+
+ROWS = [  # radius, thickness, index (None: air), stop
+    (22.01359, 3.25896, 1.6226085614386923, False),
+    (-435.76044, 6.00755, None, False),
+    (-22.21328, 0.99997, 1.6236551229276037, False),
+    (20.29192, 4.75041, None, True),
+    (79.6836, 2.95208, 1.6226085614386923, False),
+    (-18.39533, 42.20778, None, False),
+]
+ITEMS = (
+    [{"kind": "radius", "surface": i, "plus_minus": 0.002 * abs(ROWS[i - 1][0])} for i in range(1, 7)]
+    + [{"kind": "thickness", "surface": i, "plus_minus": 0.05} for i in range(1, 6)]
+    + [{"kind": "index", "surface": i, "plus_minus": 0.001} for i in (1, 3, 5)]
+    + [{"kind": "decenter", "surface": i, "plus_minus": 0.02} for i in (1, 3, 5)]
+    + [{"kind": "tilt", "surface": i, "plus_minus": 0.05} for i in (2, 4, 6)]
+)
+PROBLEM = {
+    "rows": ROWS,
+    "epd": 10.0,
+    "fields": [0.0, 14.0, 20.0],
+    "wavelength": 0.55,
+    "rings": 6,
+    "items": ITEMS,
+}
+TARGET_VS_OPTILAND = 3.0
+TARGET_TWO_WORKERS = 1.6
+OPTILAND_PYTHON = os.environ.get("OPTILAND_PYTHON", "/work/optiland-venv/bin/python")
+OPTILAND_TRIALS = int(os.environ.get("OPTICS_BENCH_OPTILAND_TRIALS", "20"))
+TRIALS = int(os.environ.get("OPTICS_BENCH_TOLERANCE_TRIALS", "120"))
+
+
+def _item(entry):
+    kind, surface, width = entry["kind"], entry["surface"], entry["plus_minus"]
+    item = {"plus_minus": width, "distribution": "uniform"}
+    if kind in ("radius", "thickness"):
+        return {"path": f"surfaces[{surface}].{kind}", **item}
+    if kind == "index":
+        return {"kind": "index", "surface": surface, **item}
+    return {"kind": kind, "surfaces": [surface], **item}
+
+
+def build_lens():
+    """The benchmark lens with its [tolerance] section (optics side)."""
+    surfaces = [{"thickness": math.inf}]
+    for radius, thickness, index, stop in ROWS:
+        surface = {"radius": radius, "thickness": thickness, "stop": stop}
+        if index:
+            surface["material"] = {"index": index}
+        surfaces.append(surface)
+    return optic_from_dict(
+        {
+            "aperture": {"type": "epd", "value": PROBLEM["epd"]},
+            "fields": {"type": "angle", "values": PROBLEM["fields"]},
+            "wavelengths": {"values": [PROBLEM["wavelength"]]},
+            "surfaces": [*surfaces, {}],
+            "tolerance": {
+                "criterion": {"type": "rms_spot", "fields": [0, 1, 2], "rings": PROBLEM["rings"]},
+                "compensators": [f"surfaces[{len(ROWS)}].thickness"],
+                "items": [_item(entry) for entry in ITEMS],
+            },
+        }
+    )
+
+
+def optiland_run(trials):
+    """Optiland's seconds per trial and nominal per-field RMS, or None without Optiland."""
+    if not Path(OPTILAND_PYTHON).exists():
+        return None
+    script = Path(__file__).with_name("_optiland_tolerance.py")
+    done = subprocess.run(
+        [OPTILAND_PYTHON, "-W", "ignore", str(script), json.dumps(PROBLEM), str(trials)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"the Optiland helper failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _backend():
+    return "torch" if "torch" in be.available_backends() else "numpy"
+
+
+def _rate(model, trials, **where):
+    started = time.perf_counter()
+    result = monte_carlo(model, trials, seed=1, backend=_backend(), **where)
+    return trials / (time.perf_counter() - started), result
+
+
+def test_monte_carlo_trials_per_second(report):
+    distributed = pytest.importorskip("distributed")
+    lens = build_lens()
+    with be.using(_backend()):
+        model = ToleranceModel(lens)
+        per_field = [
+            float(be.item(Operand("rms_spot", fields=[i], rings=6).value(MeritContext(lens))))
+            for i in range(3)
+        ]
+    assert len(model) == 26
+    monte_carlo(model, 4, seed=0, workers=1)  # warm caches
+    one, result_one = _rate(model, TRIALS, workers=1)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, dashboard_address=None, env={"OMP_NUM_THREADS": "1"}
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        monte_carlo(model, 4, seed=0, scheduler=cluster.scheduler_address)  # workers warm up
+        two, result_two = _rate(model, 2 * TRIALS, scheduler=cluster.scheduler_address)
+        client.close()
+    assert (result_two.values[:TRIALS] == result_one.values).all()  # same seeds, same trials
+    line = (
+        f"Monte Carlo, Cooke triplet, 20 items, back-focus compensator ({_backend()}): "
+        f"1 worker {one:.1f} trials/s, 2 workers {two:.1f} trials/s "
+        f"({two / one:.2f}x, target {TARGET_TWO_WORKERS:g}x)"
+    )
+    theirs = optiland_run(OPTILAND_TRIALS)
+    if theirs is not None:
+        rate = 1.0 / theirs["per_trial_s"]
+        line += (
+            f"; Optiland 0.6.3 {rate:.2f} trials/s: {one / rate:.1f}x on one worker "
+            f"(target {TARGET_VS_OPTILAND:g}x). Nominal RMS per field (mm): optics "
+            + ", ".join(f"{v:.6f}" for v in per_field)
+            + "; Optiland "
+            + ", ".join(f"{v:.6f}" for v in theirs["nominal_rms"])
+        )
+    report(line)
+    print(line)
