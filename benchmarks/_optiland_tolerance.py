@@ -41,7 +41,9 @@ def build(problem):
 
 
 def uniform(center, half_width, seed):
-    return DistributionSampler("uniform", seed=seed, low=center - half_width, high=center + half_width)
+    return DistributionSampler(
+        "uniform", seed=seed, low=center - half_width, high=center + half_width
+    )
 
 
 def tolerancing(problem):
@@ -67,8 +69,10 @@ def tolerancing(problem):
         seed += 1
         kind, surface, width = item["kind"], item["surface"], item["plus_minus"]
         if kind in ("radius", "thickness"):
-            nominal = lens.surfaces[surface].geometry.radius if kind == "radius" else (
-                problem["rows"][surface - 1][1]
+            nominal = (
+                lens.surfaces[surface].geometry.radius
+                if kind == "radius"
+                else (problem["rows"][surface - 1][1])
             )
             tol.add_perturbation(kind, uniform(float(nominal), width, seed), surface_number=surface)
         elif kind == "index":
