@@ -16,9 +16,14 @@ import sys
 import time
 from pathlib import Path
 
+import json
+
 import numpy as np
 import pytest
 
+from optics import backend as be
+from optics.cli import main
+from optics.io import save
 from optics.tolerance import ToleranceModel, monte_carlo
 
 distributed = pytest.importorskip("distributed")
@@ -93,6 +98,21 @@ def test_a_separately_started_cluster_gives_the_in_process_values(cluster):
     np.testing.assert_array_equal(there.draws, here.draws)
     np.testing.assert_array_equal(there.values, here.values)  # identical, not close
     assert np.isfinite(here.values).all()
+
+
+@pytest.mark.skipif("torch" not in be.available_backends(), reason="torch is not installed")
+def test_the_command_runs_its_monte_carlo_on_the_cluster_with_torch(cluster, tmp_path, capsys):
+    """The sensitivity analysis runs in the command's process; the trials go to the cluster."""
+    address, _ = cluster
+    path = save(cooke(section(ITEMS[1:3])), tmp_path / "lens.toml")
+    argv = ["tolerance", str(path), "--monte-carlo", "4", "--seed", "2", "--backend", "torch"]
+    argv += ["--json"]
+    assert main([*argv, "--scheduler", address]) == 0
+    there = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--workers", "1"]) == 0
+    here = json.loads(capsys.readouterr().out)
+    assert there == here
+    assert len(there["monte_carlo"]["values"]) == 4
 
 
 def test_a_worker_killed_mid_run_loses_and_duplicates_no_trial(cluster):
