@@ -8,6 +8,7 @@ duplicated).
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -15,8 +16,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-
-import json
 
 import numpy as np
 import pytest
