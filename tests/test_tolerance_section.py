@@ -67,6 +67,15 @@ def _with(change):
     return section
 
 
+def test_two_items_on_one_parameter_get_distinct_labels():
+    section = copy.deepcopy(SECTION)
+    section["items"].append({"path": "surfaces[1].radius", "plus_minus": 0.01})
+    model = ToleranceModel(cooke_with(section))
+    assert model.labels[0] == "surfaces[1].radius (items[0])"
+    assert model.labels[-1] == "surfaces[1].radius (items[7])"
+    assert len(set(model.labels)) == len(model.labels)
+
+
 BAD = [
     (lambda s: s.update(critrion={}), "unknown key 'critrion'"),
     (lambda s: s.pop("criterion"), "key 'criterion'"),

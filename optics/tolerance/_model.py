@@ -69,7 +69,9 @@ class ToleranceModel:
         self.perturbations = [
             bind(item, self.nominal, f"{where} items[{i}]") for i, item in enumerate(section.items)
         ]
-        self.labels = [label for p in self.perturbations for label in p.labels]
+        self.labels = _unique(
+            [(label, i) for i, p in enumerate(self.perturbations) for label in p.labels]
+        )
         self.half_widths = np.array([w for p in self.perturbations for w in p.half_widths])
         self.distributions = [
             item.distribution
@@ -178,6 +180,12 @@ class ToleranceModel:
         """The criterion of the (compensated) nominal design."""
         with be.no_grad():
             return float(be.item(self.criterion(self.nominal)))
+
+
+def _unique(labelled) -> list:
+    """Labels, with ``(items[i])`` added to any that more than one component shares."""
+    labels = [label for label, _ in labelled]
+    return [f"{label} (items[{i}])" if labels.count(label) > 1 else label for label, i in labelled]
 
 
 def model_from_lens(optic, where="[tolerance]") -> ToleranceModel:
