@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import copy
+import re
+from pathlib import Path
 
 import pytest
 
 import optics
 from optics.errors import LensFileError
 from optics.io import load, optic_from_dict, optic_to_dict, save
+from optics.io.lensfile import loads
 from optics.tolerance import ToleranceModel, read_section
 
 SECTION = {
@@ -132,3 +135,13 @@ def test_a_section_that_is_not_a_table_is_a_load_error():
     data["tolerance"] = [1, 2]
     with pytest.raises(LensFileError, match=r"\[tolerance\] must be a table"):
         optic_from_dict(data, "lens.toml")
+
+
+@pytest.mark.parametrize("doc", ["tolerancing.md", "lens-files.md"])
+def test_the_documented_sections_are_valid(doc):
+    text = (Path(__file__).resolve().parents[1] / "docs" / doc).read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```toml\n(.*?)```", text, re.S) if "[tolerance]" in b]
+    assert blocks
+    for block in blocks:
+        section = read_section(loads(block, "toml")["tolerance"])
+        assert section.items and section.criterion.type == "rms_spot"
