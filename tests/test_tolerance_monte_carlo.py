@@ -99,3 +99,13 @@ def test_the_json_form_keeps_trial_order_and_every_statistic():
     assert out["yield"] == 1.0  # a 60 mm track is always under 100 mm
     result.threshold = 0.0
     assert result.as_dict()["yield"] == 0.0
+
+
+def test_progress_shows_a_bar_or_calls_back(capsys):
+    pytest.importorskip("tqdm")
+    model = ToleranceModel(linear_lens(THICKNESS_ITEMS))
+    monte_carlo(model, 3, seed=0, workers=1, progress=True)
+    assert "monte carlo" in capsys.readouterr().err
+    calls = []
+    monte_carlo(model, 3, seed=0, workers=1, progress=lambda done, total: calls.append(done))
+    assert calls == [1, 2, 3]
