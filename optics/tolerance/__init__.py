@@ -4,7 +4,12 @@ from ._figure import save_monte_carlo_figure
 from ._model import ToleranceModel, model_from_lens
 from ._montecarlo import MonteCarlo, draw, standard_deviations, trial_seeds
 from ._results import write_trials
-from ._runner import DaskUnavailableError, SchedulerUnreachableError, monte_carlo
+from ._runner import (
+    DaskUnavailableError,
+    SchedulerUnreachableError,
+    WorkersLostError,
+    monte_carlo,
+)
 from ._section import ITEM_KINDS, Item, ToleranceSection, read_section
 from ._sensitivity import Sensitivity, derivatives_at_nominal, finite_differences, sensitivity
 
@@ -17,6 +22,7 @@ __all__ = [
     "Sensitivity",
     "ToleranceModel",
     "ToleranceSection",
+    "WorkersLostError",
     "derivatives_at_nominal",
     "draw",
     "finite_differences",

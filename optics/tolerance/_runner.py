@@ -25,7 +25,7 @@ import os
 import numpy as np
 
 from .. import backend as be
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, OpticsError
 from ._montecarlo import MonteCarlo, run_trial, trial_seeds
 
 #: Batches per worker (more: finer load balancing and progress; fewer: less overhead).
@@ -44,6 +44,10 @@ class DaskUnavailableError(ConfigurationError, ImportError):
 
 class SchedulerUnreachableError(ConfigurationError, ConnectionError):
     """No Dask scheduler answered at the given address."""
+
+
+class WorkersLostError(OpticsError, RuntimeError):
+    """A batch of trials was on every worker that died (Dask's ``KilledWorker``)."""
 
 
 def monte_carlo(
@@ -116,7 +120,7 @@ def _identity(model):
 def _dask_batches(model, seeds, workers, scheduler, backend):
     """Yield the result lists of batches as they finish on a Dask cluster."""
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client, KilledWorker, LocalCluster, as_completed
     except ImportError as exc:
         raise DaskUnavailableError(
             "more than one worker or a scheduler needs Dask: pip install 'dask[distributed]' "
@@ -158,7 +162,14 @@ def _dask_batches(model, seeds, workers, scheduler, backend):
             for start in range(0, len(seeds), size)
         ]
         for future in as_completed(futures):
-            yield future.result()
+            try:
+                batch = future.result()
+            except KilledWorker as exc:
+                raise WorkersLostError(
+                    f"a batch of trials was running on each of the workers that died ({exc}); "
+                    "the trials may be too large for the workers' memory"
+                ) from exc
+            yield batch
 
 
 @contextlib.contextmanager
