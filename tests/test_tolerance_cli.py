@@ -52,7 +52,7 @@ def test_both_analyses_print_the_documented_json(lens, capsys, backend):
 
 def test_one_and_two_workers_give_identical_values_and_files(lens, tmp_path, capsys):
     """--workers 2 starts the embedded LocalCluster; --workers 1 runs in this process."""
-    base = ["tolerance", str(lens), "--backend", "numpy", "--json"]
+    base = ["tolerance", str(lens), "--backend", "numpy", "--json", "--monte-carlo", "6"]
     one = _json(capsys, [*base, "--workers", "1", "-o", str(tmp_path / "one.csv")])
     two = _json(
         capsys,
@@ -66,7 +66,7 @@ def test_one_and_two_workers_give_identical_values_and_files(lens, tmp_path, cap
             str(tmp_path / "mc.png"),
         ],
     )
-    assert one["sensitivity"] is None  # the section's trials = 6 and no --sensitivity
+    assert one["sensitivity"] is None  # --monte-carlo without --sensitivity
     assert one["monte_carlo"]["values"] == two["monte_carlo"]["values"]
     assert (tmp_path / "one.csv").read_text() == (tmp_path / "two.csv").read_text()
     rows = list(csv.DictReader(open(tmp_path / "one.csv")))
@@ -78,7 +78,9 @@ def test_one_and_two_workers_give_identical_values_and_files(lens, tmp_path, cap
 def test_trials_can_be_written_as_parquet(lens, tmp_path, capsys):
     pq = pytest.importorskip("pyarrow.parquet")
     out = tmp_path / "trials.parquet"
-    result = _json(capsys, ["tolerance", str(lens), "--workers", "1", "--json", "-o", str(out)])
+    argv = ["tolerance", str(lens), "--monte-carlo", "6", "--workers", "1", "--json"]
+    argv += ["-o", str(out)]
+    result = _json(capsys, argv)
     table = pq.read_table(out).to_pydict()
     assert table["criterion"] == result["monte_carlo"]["values"]
     assert table["trial"] == list(range(6))
@@ -89,6 +91,12 @@ def test_the_text_report_has_the_sorted_table_and_the_rss(lens, capsys):
     out = capsys.readouterr().out
     assert "worst change" in out and "RSS of worst increases" in out
     assert "Monte Carlo" not in out
+
+
+def test_without_options_both_analyses_run_with_the_sections_trials(lens, capsys):
+    out = _json(capsys, ["tolerance", str(lens), "--backend", "numpy", "--workers", "1", "--json"])
+    assert len(out["sensitivity"]) == 3
+    assert out["monte_carlo"]["trials"] == 6 and out["monte_carlo"]["seed"] == 5
 
 
 def _error(capsys, argv):

@@ -32,6 +32,7 @@ def register(subparsers):
     parser.add_argument(
         "--seed",
         type=int,
+        metavar="S",
         default=None,
         help="Monte Carlo seed: trial i uses SeedSequence(seed).spawn(N)[i] "
         "(default: the section's 'seed', else 0)",
@@ -54,6 +55,7 @@ def register(subparsers):
     parser.add_argument(
         "--threshold",
         type=float,
+        metavar="X",
         default=None,
         help="yield threshold: a trial passes when its criterion is <= X "
         "(default: the section's 'threshold')",
@@ -102,7 +104,7 @@ def run(args):
         section = read_section(optic.tolerance, where)
         trials, seed, threshold = _monte_carlo_settings(args, section)
         model = ToleranceModel(optic, section, where)
-        run_sensitivity = args.sensitivity or trials is None
+        run_sensitivity = args.sensitivity or args.monte_carlo is None
         table_ = (
             sensitivity(model, derivative_backend=derivative_backend) if run_sensitivity else None
         )
@@ -135,7 +137,11 @@ def run(args):
 
 
 def _monte_carlo_settings(args, section):
-    """(trials or None, seed, threshold) from the options, else the section."""
+    """(trials or None, seed, threshold) from the options, else the section.
+
+    --sensitivity alone: no Monte Carlo; --monte-carlo N: N trials; neither:
+    the section's ``trials`` (None: no Monte Carlo).
+    """
     if args.monte_carlo is not None and args.monte_carlo < 1:
         raise UsageError(
             f"--monte-carlo must be a positive number of trials, not {args.monte_carlo}"
