@@ -31,12 +31,13 @@ def _json(capsys, argv):
     return json.loads(printed.out)
 
 
-@pytest.mark.parametrize("backend", ["numpy", "torch"])
+@pytest.mark.parametrize("backend", ["numpy", "torch", None])
 def test_both_analyses_print_the_documented_json(lens, capsys, backend):
-    if backend not in be.available_backends():
+    """None: the default split, derivatives on torch (when installed), the rest on numpy."""
+    if backend == "torch" and backend not in be.available_backends():
         pytest.skip("torch is not installed")
     argv = ["tolerance", str(lens), "--sensitivity", "--monte-carlo", "3", "--workers", "1"]
-    out = _json(capsys, [*argv, "--json", "--backend", backend])
+    out = _json(capsys, [*argv, "--json", *(["--backend", backend] if backend else [])])
     assert list(out) == ["criterion", "nominal", "sensitivity", "monte_carlo"]
     assert out["criterion"] == "rms_spot(fields=[0, 1, 2], rings=3)"
     assert len(out["sensitivity"]) == 3  # a thickness, decenter x and y
