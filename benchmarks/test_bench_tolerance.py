@@ -10,7 +10,8 @@ re-optimized in every trial, criterion the RMS spot over the 3 fields
 about its own vertex, the form Optiland's tolerancing expresses.
 
 Ours: ``monte_carlo`` with one worker (in this process) and with two Dask
-workers (a LocalCluster started before the clock runs), on NumPy, the
+workers (a LocalCluster started before the clock runs), alternately, five
+rounds, the best and the median rates reported, on NumPy, the
 backend ``optics tolerance`` runs trials on by default; the one-worker rate
 on Torch (compensators with exact gradients) is reported too.  Optiland
 0.6.3: ``MonteCarlo.run`` on the same lens with 26 ``DistributionSampler``
@@ -30,6 +31,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import statistics
 import subprocess
 import time
 from pathlib import Path
@@ -72,6 +74,7 @@ TARGET_TWO_WORKERS = 1.6
 OPTILAND_PYTHON = os.environ.get("OPTILAND_PYTHON", "/work/optiland-venv/bin/python")
 OPTILAND_TRIALS = int(os.environ.get("OPTICS_BENCH_OPTILAND_TRIALS", "20"))
 TRIALS = int(os.environ.get("OPTICS_BENCH_TOLERANCE_TRIALS", "120"))
+ROUNDS = 5
 
 
 def _item(entry):
@@ -139,31 +142,40 @@ def test_monte_carlo_trials_per_second(benchmark, report):
     ]
     assert len(model) == 26
     monte_carlo(model, 4, seed=0, workers=1)  # warm caches
-    results = []
-    cpu = time.process_time()
-    benchmark.pedantic(
-        lambda: results.append(monte_carlo(model, TRIALS, seed=1, workers=1)), rounds=1
-    )
-    cpu = (time.process_time() - cpu) / TRIALS
-    one, result_one = TRIALS / benchmark.stats.stats.median, results[-1]
-    on_torch = None
-    if "torch" in be.available_backends():
-        monte_carlo(model, 2, seed=0, workers=1, backend="torch")
-        on_torch, _ = _rate(model, max(4, TRIALS // 4), "torch", workers=1)
+    ones, twos, cpus = [], [], []
     with (
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, dashboard_address=None, env={"OMP_NUM_THREADS": "1"}
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
-        monte_carlo(model, 4, seed=0, scheduler=cluster.scheduler_address)  # workers warm up
-        two, result_two = _rate(model, 2 * TRIALS, scheduler=cluster.scheduler_address)
+        address = cluster.scheduler_address
+        monte_carlo(model, 4, seed=0, scheduler=address)  # workers warm up
+
+        def one_round():
+            # one worker, then two, alternately: a load change on the shared machine hits both
+            cpu = time.process_time()
+            ones.append(_rate(model, TRIALS, workers=1))
+            cpus.append((time.process_time() - cpu) / TRIALS)
+            twos.append(_rate(model, 2 * TRIALS, scheduler=address))
+
+        benchmark.pedantic(one_round, rounds=ROUNDS)
         client.close()
+    # best of the rounds (the least disturbed by other load, as timeit takes the minimum)
+    one, two = max(rate for rate, _ in ones), max(rate for rate, _ in twos)
+    medians = statistics.median(r for r, _ in ones), statistics.median(r for r, _ in twos)
+    cpu = min(cpus)
+    result_one, result_two = ones[-1][1], twos[-1][1]
     assert (result_two.values[:TRIALS] == result_one.values).all()  # same seeds, same trials
+    on_torch = None
+    if "torch" in be.available_backends():
+        monte_carlo(model, 2, seed=0, workers=1, backend="torch")
+        on_torch, _ = _rate(model, max(4, TRIALS // 4), "torch", workers=1)
     line = (
-        f"Monte Carlo, Cooke triplet, 20 items, back-focus compensator (numpy): "
-        f"1 worker {one:.1f} trials/s, 2 workers {two:.1f} trials/s "
-        f"({two / one:.2f}x, target {TARGET_TWO_WORKERS:g}x)"
+        f"Monte Carlo, Cooke triplet, 20 items, back-focus compensator (numpy), best of "
+        f"{ROUNDS} rounds: 1 worker {one:.1f} trials/s, 2 workers {two:.1f} trials/s "
+        f"({two / one:.2f}x, target {TARGET_TWO_WORKERS:g}x; medians {medians[0]:.1f} and "
+        f"{medians[1]:.1f})"
     )
     benchmark.extra_info.update(one_worker=one, two_workers=two, two_vs_one=two / one)
     if on_torch is not None:
