@@ -135,3 +135,20 @@ def test_fringes_of_power_and_astigmatism_have_the_stated_sag():
     x, y = 5.0 * np.cos(angle), 5.0 * np.sin(angle)
     departure = lens.surfaces[5].geometry.sag(x, y) - model.nominal.surfaces[5].geometry.sag(x, y)
     assert np.ptp(departure) == pytest.approx(3.0 * wave / 2, rel=1e-9)
+
+
+def test_a_tilt_composes_with_a_surfaces_own_tilt():
+    """Rz Ry Rx angles of R · R₀: about the same axis they add; Ry(b) Rx(a) reads back (a, b, 0)."""
+    optic = cooke(section(compensators=()))
+    optic.surfaces[2].tilt = (1.0, 0.0, 0.0)
+    model = ToleranceModel(optic)
+    values = np.zeros(len(model))
+    values[model.labels.index("tilt x surfaces[1-2]")] = 0.5
+    assert [float(a) for a in model.perturbed(values).surfaces[2].tilt] == pytest.approx(
+        [1.5, 0.0, 0.0], abs=1e-12
+    )
+    values[:] = 0.0
+    values[model.labels.index("tilt y surfaces[1-2]")] = 0.5
+    assert [float(a) for a in model.perturbed(values).surfaces[2].tilt] == pytest.approx(
+        [1.0, 0.5, 0.0], abs=1e-12
+    )
