@@ -1,5 +1,6 @@
 """Surface shapes: sag, slopes, normal and ray intersection in the local frame."""
 
+from . import coordinate_break  # registers the "coordinate_break" type
 from .base import GEOMETRY_TYPES, Geometry, register
 from .conic import Standard
 
