@@ -70,8 +70,15 @@ def _conic_roots(curvature, conic, x, y, z, L, M, N):
     # The far sheet of a closed conic has (1+k) c z >= 1 (normal z-component flips).
     # A mask needs no graph: detached operands are not kept for the backward pass.
     zh = be.detach(z) + be.detach(t) * be.detach(N)
-    hit = be.logical_and(hit, be.detach(c if sphere else kp1 * c) * zh < 1.0)
-    return t, hit, b
+    limit = be.detach(c if sphere else kp1 * c)
+    near = limit * zh < 1.0
+    # The root nearest the start lies on the far sheet (or the far half of a sphere)
+    # when the ray starts far from the vertex compared with the radius: a lens after a
+    # long air gap, a telescope's secondary after its primary.  The other root is
+    # t' = g / (a t) (the product of the roots is g / a).
+    t = be.where(near, t, g / be.where(near, 1.0, a * t))
+    near = limit * (be.detach(z) + be.detach(t) * be.detach(N)) < 1.0
+    return t, be.logical_and(hit, near), b
 
 
 def conic_normal(curvature, conic, x, y, z):
