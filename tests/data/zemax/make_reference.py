@@ -9,7 +9,7 @@ For every file of ../shared/zemax/files/ it records whether optics loads it
 (as is, or only with ``glass_fallback="model"``) and otherwise the error.  For
 every file that loads, optiland_side.py reads the same file with Optiland's
 reader, corrects Optiland's known misreadings (see its docstring: indices,
-floating stop, vignetting) and measures paraxial data and 12 named real rays
+floating stop, vignetting) and measures paraxial data and 15 named real rays
 at the primary wavelength (Optiland's default paraxial ray aiming: rays aimed
 at the paraxial entrance pupil, as optics does).  The paraxial values and the
 rays are stored as Optiland computes them; tests/test_zemax_corpus.py compares
@@ -28,22 +28,43 @@ from pathlib import Path
 import optics
 from optics import backend as be
 from optics.errors import OpticsError
+from optics.io.zemax import _system, _text
 from optics.surfaces import media
 
 HERE = Path(__file__).resolve().parent
 FIELDS = {"f0": 0.0, "f07": 0.7, "f1": 1.0}
-PUPILS = {"chief": (0.0, 0.0), "top": (0.0, 1.0), "bottom": (0.0, -1.0), "side": (1.0, 0.0)}
-RAYS = [
-    (f"{f}_{p}", 0.0, hy, px, py)
-    for f, hy in FIELDS.items()
-    for p, (px, py) in PUPILS.items()
-]
+PUPILS = {
+    "chief": (0.0, 0.0),
+    "top": (0.0, 1.0),
+    "bottom": (0.0, -1.0),
+    "side": (1.0, 0.0),
+    "half": (0.0, 0.5),
+}
+RAYS = [(f"{f}_{p}", 0.0, hy, px, py) for f, hy in FIELDS.items() for p, (px, py) in PUPILS.items()]
 
 
 def corpus() -> Path:
     shared = os.environ.get("OPTICS_SHARED_DIR")
     root = Path(shared) if shared else HERE.parents[3] / "shared"
     return root / "zemax" / "files"
+
+
+def toroids(optic):
+    """{Optiland surface index: radius of rotation in file units} of the toroidal surfaces."""
+    out, index = {}, 0
+    for surface in optic.surfaces:
+        if getattr(surface.geometry, "is_coordinate_break", False):
+            continue
+        if surface.geometry.type_name == "toroidal":
+            out[index] = float(surface.geometry.radius_rotation)
+        index += 1
+    return out
+
+
+def unit_scale(path) -> float:
+    """mm per file unit (Optiland reads every length in the file's unit as mm)."""
+    text = _text.parse(_text.decode(path.read_bytes(), str(path)), str(path))
+    return _system.unit_scale(text, str(path))
 
 
 def indices(optic):
@@ -101,6 +122,7 @@ def main(optiland_python):
             "indices": indices(optic),
             "rays": [list(r[1:]) for r in RAYS],
             "wavelength": optic.primary_wavelength,
+            "toroids": {k: v / unit_scale(path) for k, v in toroids(optic).items()},
         }
         helper.stdin.write(json.dumps(request) + "\n")
         helper.stdin.flush()
@@ -109,6 +131,13 @@ def main(optiland_python):
             entry["optiland_error"] = reply["error"]
             print(path.name, "optiland error:", reply["error"][:100])
         else:
+            scale = unit_scale(path)
+            if scale != 1.0:
+                entry["optiland_lengths_scaled_by"] = scale
+                for key in ("efl", "epd", "ep_position", "xpd", "xp_position"):
+                    reply["paraxial"][key] *= scale
+                for key in "xyz":
+                    reply["rays"][key] = [v * scale for v in reply["rays"][key]]
             entry["paraxial"] = reply["paraxial"]
             entry["optiland_aperture"] = reply["aperture"]
             entry["indices"] = request["indices"]

@@ -10,7 +10,13 @@ misreadings are corrected so that both programs describe the same system:
   computes at the primary wavelength (Optiland matches names fuzzily);
 - a floating stop: Optiland takes the stop's semi-diameter for its diameter,
   so the aperture value is doubled;
-- vignetting factors: set to 0 (optics does not apply them, and says so).
+- vignetting factors: set to 0 (optics does not apply them, and says so);
+- a toroid's radius of rotation: Optiland takes PARM 2 for it; the request
+  carries PARM 1's value (``toroids``: {Optiland surface index: radius});
+- Newton–Raphson surfaces: Optiland's tolerance (1e-10 mm) is set to 0, that
+  is to round-off, so that its rays are accurate to better than 1e-9.
+
+Optiland does not scale lengths by UNIT; make_reference.py scales its answers.
 
 The reply holds Optiland's paraxial data, the traced rays at the image
 (global coordinates) and the indices Optiland's own glasses give.
@@ -52,6 +58,11 @@ def measure(request):
     for surface, n in zip(surfaces, indices):
         if n is not None:
             surface._material_post = IdealMaterial(n=n, k=0.0)
+    for index, radius in request.get("toroids", {}).items():
+        surfaces[int(index)].geometry.R_rot = float(radius)
+    for surface in surfaces:
+        if hasattr(surface.geometry, "tol"):
+            surface.geometry.tol = 0.0
     if optic.aperture.ap_type == "float_by_stop_size":
         optic.set_aperture("float_by_stop_size", 2.0 * optic.aperture.value)
     for field in optic.fields.fields:
