@@ -122,7 +122,9 @@ def _base(block, where, scale) -> dict:
     record = block.get("CURV")
     curvature = record.number(0, where) if record is not None else 0.0
     if curvature != 0:
-        entry["radius"] = scale / curvature
+        # In mm 1/CURV is exact; a scaled radius is nudged (by an ulp at most) to one
+        # that some curvature gives exactly, so that a written file reads back the same.
+        entry["radius"] = 1.0 / curvature if scale == 1 else 1.0 / (curvature / scale)
     conic = block.get("CONI")
     if conic is not None and conic.number(0, where) != 0:
         entry["conic"] = conic.number(0, where)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import codecs
 import math
 
-from ..._glass_catalog import resolve
+from ..._glass_catalog import UnknownGlassError, resolve
 from ...errors import LensFileError
 from ...paraxial import paraxial
 from .._serialize import optic_to_dict
@@ -86,8 +86,12 @@ def _aperture(optic, aperture, source):
 
 
 def _catalogs(surfaces, source) -> list:
-    """Catalogs of the glasses, in first use; a name two catalogs share cannot be told apart."""
-    order, chosen = [], {}
+    """The GCAT order that resolves every glass to its own catalog.
+
+    A reader takes a name from the first GCAT catalog that has it, so a glass's
+    catalog must come before every other used catalog holding the same name.
+    """
+    used, glasses = [], {}
     for index, spec in enumerate(surfaces):
         material = spec.get("material")
         if isinstance(material, str) and material not in ("air", "mirror"):
@@ -95,14 +99,36 @@ def _catalogs(surfaces, source) -> list:
         if not isinstance(material, dict) or "name" not in material:
             continue
         name, catalog = material["name"], material.get("catalog") or resolve(material["name"])[1]
-        if chosen.setdefault(name.upper(), catalog) != catalog:
+        if glasses.setdefault(name.upper(), (catalog, index))[0] != catalog:
             raise LensFileError(
                 f"{source}: surface {index}: glass {name} of catalog {catalog} and of catalog "
-                f"{chosen[name.upper()]} in one lens cannot both be written to a .zmx file"
+                f"{glasses[name.upper()][0]} in one lens cannot both be written to a .zmx file"
             )
-        if catalog not in order:
-            order.append(catalog)
+        if catalog not in used:
+            used.append(catalog)
+    before = {c: set() for c in used}  # before[c]: catalogs that must precede c
+    for name, (catalog, _) in glasses.items():
+        for other in used:
+            if other != catalog and _has(other, name):
+                before[other].add(catalog)
+    order = []
+    while len(order) < len(used):
+        ready = [c for c in used if c not in order and before[c] <= set(order)]
+        if not ready:
+            raise LensFileError(
+                f"{source}: the glasses' catalogs shadow each other both ways; no GCAT "
+                "order resolves every glass name to its own catalog"
+            )
+        order.append(ready[0])
     return order
+
+
+def _has(catalog, name) -> bool:
+    try:
+        found, _ = resolve(name, catalog)
+    except UnknownGlassError:
+        return False
+    return found.upper() == name
 
 
 def _fields(fields, wavelength_count) -> list:
