@@ -21,6 +21,7 @@ _SUBCOMMANDS = (
     "optics.cli._demo",
     "optics.cli._gradcheck",
     "optics.cli._optimize",
+    "optics.cli._convert",
 )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ._common import (
     add_backend_options,
+    add_lens_options,
     backend_context,
     json_number,
     load_lens,
@@ -43,6 +44,7 @@ def register(subparsers):
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of tables"
     )
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -72,7 +74,7 @@ def run(args):
     if args.rings < 1:
         raise UsageError(f"--rings must be at least 1, not {args.rings}")
     with backend_context(args):
-        optic = load_lens(args.lens)
+        optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
         report = analysis_report(optic, args.rings, be.get_backend())
     if args.json:
         print_json(report)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import warnings
 
 from .. import backend as be
 from ..errors import OpticsError
@@ -32,11 +33,37 @@ def backend_context(args):
     return be.using(getattr(args, "backend", None), precision=getattr(args, "precision", None))
 
 
-def load_lens(path):
-    """Load a lens file or built-in sample (errors are OpticsError)."""
-    from ..io import load
+def add_lens_options(parser):
+    """Add --glass-fallback (how a .zmx file's unknown glass is read) to a subcommand parser."""
+    parser.add_argument(
+        "--glass-fallback",
+        choices=["model"],
+        default=None,
+        help=".zmx files: a glass missing from the glass database becomes the model glass "
+        "(nd, vd) written on its GLAS line, with a warning (default: an error)",
+    )
 
-    return load(path)
+
+def load_lens(path, glass_fallback=None):
+    """Load a lens file or built-in sample (errors are OpticsError).
+
+    Warnings about a .zmx file (optics.io.zemax.ZemaxWarning) are printed to
+    stderr as one line each: ``optics: warning: ...``.
+    """
+    from ..io import load
+    from ..io.zemax import ZemaxWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ZemaxWarning)
+        optic = load(path, glass_fallback=glass_fallback)
+    for warning in caught:
+        if issubclass(warning.category, ZemaxWarning):
+            print(f"optics: warning: {warning.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+    return optic
 
 
 def json_number(value):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ._common import UsageError, json_number, load_lens, print_json, table
+from ._common import UsageError, add_lens_options, json_number, load_lens, print_json, table
 
 DRIVER_CHOICES = ("adam", "lbfgs", "least_squares", "minimize")
 
@@ -62,6 +62,7 @@ def register(subparsers):
         help="write the merit history as a figure (needs matplotlib)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -74,7 +75,7 @@ def run(args):
         raise UsageError(f"--steps must be >= 0, not {args.steps}")
     backend = args.backend or ("torch" if "torch" in be.available_backends() else "numpy")
     with be.using(backend):
-        optic = load_lens(args.lens)
+        optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
         problem, section = problem_from_lens(optic, f"{args.lens}: [optimize]")
         driver = args.driver or section.driver or default_driver()
         steps = section.steps if args.steps is None else args.steps

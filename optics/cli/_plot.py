@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import add_backend_options, backend_context, load_lens
+from ._common import add_backend_options, add_lens_options, backend_context, load_lens
 
 
 def register(subparsers):
@@ -20,6 +20,7 @@ def register(subparsers):
     )
     parser.add_argument("--rings", type=int, default=6, help="hexapolar rings for the spots")
     add_backend_options(parser, precision=False)
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -27,7 +28,7 @@ def run(args):
     from ..plot import layout_and_spots_figure, save_figure
 
     with backend_context(args):
-        optic = load_lens(args.lens)
+        optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
         save_figure(layout_and_spots_figure(optic, rings=args.rings), args.output)
     print(f"wrote {args.output}")
     return 0

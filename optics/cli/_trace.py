@@ -5,7 +5,15 @@ from __future__ import annotations
 import csv
 
 from ..errors import LensFileError
-from ._common import add_backend_options, backend_context, json_number, load_lens, print_json, table
+from ._common import (
+    add_backend_options,
+    add_lens_options,
+    backend_context,
+    json_number,
+    load_lens,
+    print_json,
+    table,
+)
 
 REQUIRED = ("hx", "hy", "px", "py")
 KEYS = ("x", "y", "z", "L", "M", "N")
@@ -25,6 +33,7 @@ def register(subparsers):
     parser.add_argument("--rays", required=True, metavar="FILE.csv", help="rays to trace")
     add_backend_options(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON list of ray objects")
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -82,7 +91,7 @@ def trace_csv_rows(optic, rows):
 def run(args):
     rows = read_rays_csv(args.rays)
     with backend_context(args):
-        optic = load_lens(args.lens)
+        optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
         results = trace_csv_rows(optic, rows)
     if args.json:
         print_json(results)
