@@ -15,10 +15,10 @@ from __future__ import annotations
 import pytest
 
 from optics import backend as be
-from optics.field_solve import solve_fields
 from optics.io import load
 from optics.optimize.merit import Merit, Operand
 from optics.system import Fields
+from optics.trace.real_image_height import solve_fields
 
 HEIGHTS = (6.0, 12.0, 18.0)  # mm
 NUMPY_TARGET_MS_PER_FIELD = 10.0

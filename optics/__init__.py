@@ -27,6 +27,8 @@ _LAZY = {
     "Surface": "optics.surfaces",
     "Rays": "optics.rays",
     "trace_rays": "optics.trace",
+    "trace_bundle": "optics.trace",
+    "Bundle": "optics.trace",
     "paraxial": "optics.paraxial",
     "ParaxialData": "optics.paraxial",
     "spot_diagram": "optics.analysis",
@@ -34,7 +36,7 @@ _LAZY = {
     "load": "optics.io",
     "save": "optics.io",
     "samples": "optics.samples",
-    "solve_fields": "optics.field_solve",
+    "solve_fields": "optics.trace",
 }
 
 

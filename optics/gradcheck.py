@@ -31,8 +31,12 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 from . import backend as be
+from .analysis.spot import spot_statistics
 from .errors import OpticsError
 from .params import ParameterPathError, get_param, set_param
+from .paraxial import paraxial
+from .solvers import solver_settings
+from .trace import trace_bundle
 
 __all__ = ["METRICS", "ParameterCheck", "check_gradients", "efl", "rms_spot"]
 
@@ -48,23 +52,13 @@ def rms_spot(optic):
 
     Primary wavelength, hexapolar pupil sampling with 6 rings (127 rays).
     """
-    from .analysis.spot import normalized_fields, spot_statistics
-    from .sampling import hexapolar
-    from .trace import trace_rays
-
-    px, py = hexapolar(6)
-    fields = normalized_fields(optic)
-    total = 0.0
-    for hx, hy in fields:
-        rays = trace_rays(optic, hx, hy, px, py)
-        total = total + spot_statistics(rays, 0.0, 0.0)["rms_radius_centroid"]
-    return total / len(fields)
+    bundle = trace_bundle(optic, wavelengths=[optic.primary_wavelength], rings=6)
+    radii = spot_statistics(bundle.rays, 0.0, 0.0, axis=-1)["rms_radius_centroid"]  # (1, F)
+    return be.sum(radii) / len(bundle.fields)
 
 
 def efl(optic):
     """Paraxial effective focal length (mm) at the primary wavelength."""
-    from .paraxial import paraxial
-
     return paraxial(optic).efl
 
 
@@ -140,7 +134,7 @@ def check_gradients(
     start = [_start_value(optic, path) for path in paths]
     with (
         be.using("torch", precision="float64"),
-        _round_off_tolerance(optic),
+        solver_settings(tolerance=0.0),
         _restored(optic, paths),
     ):
 
@@ -212,19 +206,3 @@ def _restored(optic, paths):
     finally:
         for path, value in zip(paths, saved):
             set_param(optic, path, value)
-
-
-@contextmanager
-def _round_off_tolerance(optic):
-    """Solve every Newton surface to the solver's round-off floor (tol = 0) in the block."""
-    from .geometry.newton_base import NewtonRaphsonGeometry
-
-    newton = [s.geometry for s in optic.surfaces if isinstance(s.geometry, NewtonRaphsonGeometry)]
-    saved = [g.tol for g in newton]
-    for geometry in newton:
-        geometry.tol = 0.0
-    try:
-        yield
-    finally:
-        for geometry, tol in zip(newton, saved):
-            geometry.tol = tol

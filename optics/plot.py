@@ -12,10 +12,9 @@ import tempfile
 import numpy as np
 
 from . import backend as be
-from .analysis.spot import normalized_fields
 from .frames import surface_frames
-from .sampling import fan, hexapolar
-from .trace import trace_rays
+from .sampling import fan
+from .trace import trace_bundle, trace_rays
 
 _COLORS = ("tab:blue", "tab:green", "tab:red", "tab:purple", "tab:orange", "tab:brown")
 
@@ -60,7 +59,7 @@ def plot_layout(optic, ax=None, n_rays: int = 7):
         _, ax = plt.subplots(figsize=(9, 4))
     px, py = fan(n_rays, "y")
     paths = []
-    for k, (hx, hy) in enumerate(normalized_fields(optic)):
+    for k, (hx, hy) in enumerate(optic.fields.normalized()):
         path = trace_rays(optic, hx, hy, px, py, record=True)
         paths.append(path)
         z = np.stack([be.to_numpy(r.z) for r in path[1:]])
@@ -91,19 +90,18 @@ def plot_spots(optic, axes=None, rings: int = 6):
     Returns the list of Axes.
     """
     plt = _pyplot()
-    fields = normalized_fields(optic)
+    bundle = trace_bundle(optic, rings=rings)
+    fields = bundle.fields
     if axes is None:
         _, axes = plt.subplots(1, len(fields), figsize=(3 * len(fields), 3), squeeze=False)
         axes = list(axes[0])
-    px, py = hexapolar(rings)
-    for ax, (hx, hy) in zip(axes, fields):
-        chief = trace_rays(optic, hx, hy, 0.0, 0.0)
-        cx, cy = float(be.item(chief.x)), float(be.item(chief.y))
-        for k, wavelength in enumerate(optic.wavelengths.values):
-            rays = trace_rays(optic, hx, hy, px, py, wavelength)
-            ok = be.to_numpy(rays.valid)
-            x = (be.to_numpy(rays.x)[ok] - cx) * 1000
-            y = (be.to_numpy(rays.y)[ok] - cy) * 1000
+    chief = {name: be.to_numpy(getattr(bundle.reference_chief, name)) for name in ("x", "y")}
+    rays = {name: be.to_numpy(getattr(bundle.rays, name)) for name in ("x", "y", "valid")}
+    for f, (ax, (hx, hy)) in enumerate(zip(axes, fields)):
+        for k, wavelength in enumerate(bundle.wavelengths):
+            ok = rays["valid"][k, f]
+            x = (rays["x"][k, f][ok] - chief["x"][f]) * 1000
+            y = (rays["y"][k, f][ok] - chief["y"][f]) * 1000
             ax.plot(x, y, ".", ms=2, color=_COLORS[k % len(_COLORS)], label=f"{wavelength:g} µm")
         ax.set_title(f"field ({hx:g}, {hy:g})")
         ax.set_xlabel("x (µm)")

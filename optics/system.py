@@ -34,6 +34,13 @@ class Fields:
         """Largest radial field magnitude (the normalisation of hx, hy)."""
         return max(math.hypot(be.item(x), be.item(y)) for x, y in self.values)
 
+    def normalized(self) -> list[tuple]:
+        """The field points as normalized (hx, hy): each divided by ``max_magnitude``."""
+        top = self.max_magnitude
+        if top == 0:
+            return [(0.0, 0.0) for _ in self.values]
+        return [(float(be.item(x)) / top, float(be.item(y)) / top) for x, y in self.values]
+
 
 @dataclass(eq=False)
 class Wavelengths:

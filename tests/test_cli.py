@@ -52,6 +52,7 @@ def test_analyze_json_reproduces_reference(capsys, backend_name):
             "geo_radius",
             "n_rays",
             "n_invalid",
+            "chief_blocked",
         }
         assert got["rms_radius_chief"] == pytest.approx(want["rms_radius_chief"], rel=1e-9)
         assert got["rms_radius_centroid"] == pytest.approx(want["rms_radius_centroid"], rel=1e-9)

@@ -15,13 +15,12 @@ import numpy as np
 import pytest
 
 from optics import backend as be
-from optics import compiled
 from optics.errors import ConfigurationError
 from optics.geometry.newton_types import Chebyshev
 from optics.io import load
 from optics.materials import ConstantIndex
 from optics.optimize.merit import Merit, Operand
-from optics.trace import trace_rays
+from optics.trace import compiled, trace_rays
 
 torch = pytest.importorskip("torch")
 

@@ -6,8 +6,8 @@ import pytest
 from test_optimize_drivers import _focus_problem
 
 from optics import backend as be
+from optics.cli._optimize_demo import demo_optimization
 from optics.optimize import optimize
-from optics.optimize.demo import demo_optimization
 
 
 def test_demo_prints_the_merit_falling_on_numpy():

@@ -15,8 +15,6 @@ from helpers import autograd_graph_size, reference_cooke
 
 from optics import backend as be
 from optics.errors import OpticsError, SolveError
-from optics.field_solve import field_jacobian, solve_fields, solve_real_image_height
-from optics.fields import object_space_field
 from optics.geometry import Standard
 from optics.geometry.freeforms import XYPolynomial
 from optics.materials import Abbe, ConstantIndex
@@ -24,7 +22,8 @@ from optics.paraxial import paraxial
 from optics.solvers import condition_ratio, newton_2x2
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths
-from optics.trace import trace_rays
+from optics.trace import field_parameters, trace_rays
+from optics.trace.real_image_height import field_jacobian, solve_fields, solve_real_image_height
 
 HEIGHTS = (6.0, 12.0, 18.0)  # mm on the image surface
 
@@ -130,7 +129,7 @@ def test_numpy_and_torch_give_the_same_solution(torch_backend):
 
 
 def test_one_solve_per_distinct_field_point_shared_by_all_rays(backend, monkeypatch):
-    from optics import field_solve
+    from optics.trace import real_image_height as field_solve
 
     batches = []
 
@@ -184,7 +183,7 @@ def test_non_converged_field_names_the_field_and_the_residual(backend):
 
 
 def test_singular_jacobian_raises_naming_the_field_and_never_steps(backend, monkeypatch):
-    from optics import field_solve
+    from optics.trace import real_image_height as field_solve
 
     def rank_one(self, q):  # the x and y responses made parallel
         return be.asarray([[[50.0, 50.0], [50.0, 50.0]]]) + 0.0 * q[:, :1, None]
@@ -349,8 +348,7 @@ def test_solution_jacobian_in_the_target_is_block_diagonal_across_fields(torch_b
 def test_finite_difference_jacobian_matches_autograd_of_the_chief_ray(torch_backend):
     import torch
 
-    from optics.fields import launch_rays
-    from optics.trace import propagate
+    from optics.trace import launch_rays, propagate
 
     optic = coupled_cooke()
     first_order = paraxial(optic)
@@ -381,7 +379,7 @@ def test_correction_only_when_gradients_record(torch_backend):
     optic = cooke()
     radius(optic, be.parameter(-22.21328))
     with be.no_grad():
-        detached = object_space_field(optic, 0.0, 1.0)[1]
-    attached = object_space_field(optic, 0.0, 1.0)[1]
+        detached = field_parameters(optic, 0.0, 1.0)[1]
+    attached = field_parameters(optic, 0.0, 1.0)[1]
     assert detached.grad_fn is None and attached.grad_fn is not None
     assert abs(float(be.to_numpy(be.detach(attached))) - float(be.to_numpy(detached))) < 1e-15

@@ -15,10 +15,10 @@ from helpers import REFERENCE, reference_cooke
 
 from optics import backend as be
 from optics.cli import main
-from optics.field_solve import solve_real_image_height
 from optics.io import load
 from optics.system import Fields
 from optics.trace import trace_rays
+from optics.trace.real_image_height import solve_real_image_height
 
 HEIGHTS = (6.0, 12.0, 18.0)  # mm
 ANGLES = (6.869870896983179, 13.544799033542963, 19.861841940931814)  # degrees

@@ -14,8 +14,10 @@ from optics import backend as be
 from optics.solvers import (
     ScalarRootProblem,
     floor_slope,
+    forced_iterations,
     slope_floor,
     solve_scalar_root,
+    solver_settings,
 )
 
 
@@ -50,9 +52,19 @@ def cubic_root(a, b):
     )
 
 
+def _settings(kwargs):
+    """Split solver-settings overrides (force_iterations, compact) off solve keywords."""
+    changes = {}
+    if "force_iterations" in kwargs:
+        changes["forced_iterations"] = kwargs.pop("force_iterations")
+    if "compact" in kwargs:
+        changes["compact"] = kwargs.pop("compact")
+    return solver_settings(**changes)
+
+
 def quiet_solve(problem, t0, **kwargs):
     """solve_scalar_root with every warning turned into an error."""
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _settings(kwargs):
         warnings.simplefilter("error")
         return solve_scalar_root(problem, t0, **kwargs)
 
@@ -82,12 +94,10 @@ def test_problem_object_satisfies_the_protocol():
 )  # early stops are non-converged
 def test_newton_converges_quadratically(backend):
     problem = BatchProblem(lambda t, c: (t * t - c, 2 * t, 2 * be.abs(t)), c=be.asarray([2.0]))
-    errors = [
-        abs(
-            be.item(solve_scalar_root(problem, be.asarray([1.0]), force_iterations=k).t[0]) - 2**0.5
-        )
-        for k in range(1, 5)
-    ]
+    errors = []
+    for k in range(1, 5):
+        with forced_iterations(k):
+            errors.append(abs(be.item(solve_scalar_root(problem, be.asarray([1.0])).t[0]) - 2**0.5))
     for before, after in zip(errors, errors[1:]):
         assert after <= before**2  # |e_k+1| ~ e_k**2 / (2 sqrt 2)
     assert quiet_solve(problem, be.asarray([1.0])).n_iter <= 6
@@ -113,8 +123,8 @@ def test_slope_floor_never_flips_the_sign(precision):
 def test_tiny_negative_slope_steps_toward_the_root(backend):
     # F = 1 - 1e-30 t has its root at t = 1e30 > 0: the floored step must still go right.
     problem = BatchProblem(lambda t, k: (1 - k * t, -k + 0 * t, k + 0 * t), k=be.asarray([1e-30]))
-    with pytest.warns(RuntimeWarning, match="tangent=1"):
-        result = solve_scalar_root(problem, be.asarray([0.0]), force_iterations=1)
+    with pytest.warns(RuntimeWarning, match="tangent=1"), forced_iterations(1):
+        result = solve_scalar_root(problem, be.asarray([0.0]))
     assert be.item(result.t[0]) > 0
 
 
@@ -184,7 +194,7 @@ def mixed_problem(parameter=be.asarray):
 
 
 def solve_mixed(problem, **kwargs):
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, _settings(kwargs):
         warnings.simplefilter("always")
         result = solve_scalar_root(
             problem, be.asarray(T0), max_iter=10, name="mixed test", **kwargs

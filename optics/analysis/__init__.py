@@ -1,5 +1,5 @@
-"""Analyses of traced rays: spot diagrams, ray fans (pure functions of traces)."""
+"""Analyses of traced rays: spot diagrams, ray fans (pure functions of ray bundles)."""
 
-from .spot import SpotResult, normalized_fields, ray_fan, spot_diagram, spot_statistics
+from .spot import SpotResult, ray_fan, spot_diagram, spot_statistics
 
-__all__ = ["SpotResult", "normalized_fields", "ray_fan", "spot_diagram", "spot_statistics"]
+__all__ = ["SpotResult", "ray_fan", "spot_diagram", "spot_statistics"]

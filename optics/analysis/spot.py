@@ -2,25 +2,32 @@
 
 Invalid rays (missed, vignetted, totally reflected, failed solves) are
 excluded from every statistic and counted; a statistic is never NaN because
-some rays failed (it is NaN only when no ray at all reached the image).
+some rays failed (it is NaN only when no ray at all reached the image).  A
+chief ray that fails geometrically is no reference: the chief-referenced
+radius is then NaN (null in JSON), never a number measured from a made-up
+intercept.  A chief ray only blocked by a clear aperture stays the reference
+and the result says so (``chief_blocked``).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .. import backend as be
-from ..sampling import fan, hexapolar
-from ..trace import trace_rays
+from ..sampling import fan
+from ..trace import trace_bundle
 
 
 @dataclass(frozen=True)
 class SpotResult:
     """Spot statistics of one field point at one wavelength (lengths in mm).
 
-    rms_radius_chief is about the chief ray of the primary wavelength,
-    rms_radius_centroid about the centroid of the valid rays; geo_radius is
-    the largest distance from the centroid.
+    rms_radius_chief is about the chief ray of the primary wavelength (NaN
+    when that chief ray fails geometrically), rms_radius_centroid about the
+    centroid of the valid rays; geo_radius is the largest distance from the
+    centroid.  chief_blocked: the reference chief ray is stopped by a clear
+    aperture (it is still the reference, traced as if the aperture were open).
     """
 
     field: tuple
@@ -31,12 +38,14 @@ class SpotResult:
     geo_radius: object
     n_rays: int
     n_invalid: int
+    chief_blocked: bool = False
 
     def as_dict(self) -> dict:
         """Plain Python values (for JSON)."""
 
         def f(v):
-            return float(be.item(v))
+            value = float(be.item(v))
+            return value if math.isfinite(value) else None
 
         return {
             "field": [float(v) for v in self.field],
@@ -47,15 +56,8 @@ class SpotResult:
             "geo_radius": f(self.geo_radius),
             "n_rays": self.n_rays,
             "n_invalid": self.n_invalid,
+            "chief_blocked": self.chief_blocked,
         }
-
-
-def normalized_fields(optic) -> list[tuple]:
-    """The optic's field points as normalized (hx, hy)."""
-    top = optic.fields.max_magnitude
-    if top == 0:
-        return [(0.0, 0.0) for _ in optic.fields.values]
-    return [(float(x) / top, float(y) / top) for x, y in optic.fields.values]
 
 
 def spot_statistics(rays, reference_x, reference_y, axis=None):
@@ -95,7 +97,7 @@ def spot_statistics(rays, reference_x, reference_y, axis=None):
 
 
 def spot_diagram(optic, fields=None, wavelengths=None, rings: int = 6, pupil=None):
-    """Spot statistics for every (field, wavelength) pair.
+    """Spot statistics for every (field, wavelength) pair, from one :func:`trace_bundle`.
 
     Parameters
     ----------
@@ -113,26 +115,31 @@ def spot_diagram(optic, fields=None, wavelengths=None, rings: int = 6, pupil=Non
     -------
     list of SpotResult, field-major.
     """
-    fields = normalized_fields(optic) if fields is None else fields
-    wavelengths = list(optic.wavelengths.values) if wavelengths is None else wavelengths
-    px, py = hexapolar(rings) if pupil is None else pupil
+    wavelengths = list(optic.wavelengths.values if wavelengths is None else wavelengths)
+    n_waves = len(wavelengths)
+    if optic.primary_wavelength not in wavelengths:  # the reference is the primary's chief ray
+        wavelengths.append(optic.primary_wavelength)
+    bundle = trace_bundle(optic, fields, wavelengths, pupil, rings=rings)
+    chief = bundle.reference_chief
+    no_reference = be.where(bundle.reference_valid, 0.0, math.nan)  # (F,)
+    stats = spot_statistics(bundle.rays, chief.x[None, :, None], chief.y[None, :, None], axis=-1)
+    valid = be.to_numpy(bundle.rays.valid)
+    blocked = be.to_numpy(bundle.chief_blocked)
+    reference = bundle.primary
     results = []
-    for hx, hy in fields:
-        chief = trace_rays(optic, hx, hy, 0.0, 0.0)
-        for wavelength in wavelengths:
-            rays = trace_rays(optic, hx, hy, px, py, wavelength)
-            stats = spot_statistics(rays, chief.x, chief.y)
-            n_rays = rays.n_rays
+    for f, field in enumerate(bundle.fields):
+        for w, wavelength in enumerate(bundle.wavelengths[:n_waves]):
             results.append(
                 SpotResult(
-                    field=(hx, hy),
+                    field=tuple(field),
                     wavelength=wavelength,
-                    rms_radius_chief=stats["rms_radius_chief"],
-                    rms_radius_centroid=stats["rms_radius_centroid"],
-                    centroid=(stats["centroid_x"], stats["centroid_y"]),
-                    geo_radius=stats["geo_radius"],
-                    n_rays=n_rays,
-                    n_invalid=rays.n_invalid,
+                    rms_radius_chief=stats["rms_radius_chief"][w, f] + no_reference[f],
+                    rms_radius_centroid=stats["rms_radius_centroid"][w, f],
+                    centroid=(stats["centroid_x"][w, f], stats["centroid_y"][w, f]),
+                    geo_radius=stats["geo_radius"][w, f],
+                    n_rays=int(valid.shape[-1]),
+                    n_invalid=int((~valid[w, f]).sum()),
+                    chief_blocked=bool(blocked[reference, f]),
                 )
             )
     return results
@@ -147,12 +154,15 @@ def ray_fan(optic, hx, hy, wavelength=None, n: int = 21, axis: str = "y"):
         Normalized pupil coordinate along ``axis``.
     error : array, shape (n,)
         Image-plane error in mm along the same axis (NaN-free; invalid rays
-        are flagged in ``valid``).
+        are flagged in ``valid``; every ray is invalid when the chief ray
+        fails geometrically, since there is no reference).
     valid : bool array, shape (n,)
     """
     px, py = fan(n, axis)
-    rays = trace_rays(optic, hx, hy, px, py, wavelength)
-    chief = trace_rays(optic, hx, hy, 0.0, 0.0, wavelength)
+    wavelength = optic.primary_wavelength if wavelength is None else wavelength
+    bundle = trace_bundle(optic, [(hx, hy)], [wavelength], (px, py))
+    rays, chief = bundle.rays, bundle.chief
+    valid = be.logical_and(rays.valid[0, 0], chief.valid[0, 0])
     if axis == "x":
-        return px, rays.x - chief.x, rays.valid
-    return py, rays.y - chief.y, rays.valid
+        return px, rays.x[0, 0] - chief.x[0, 0], valid
+    return py, rays.y[0, 0] - chief.y[0, 0], valid

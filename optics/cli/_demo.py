@@ -48,7 +48,7 @@ def run(args):
 
 def _optimize_demo():
     try:
-        from ..optimize.demo import demo_optimization
+        from ._optimize_demo import demo_optimization
     except ModuleNotFoundError:
         return
     print()

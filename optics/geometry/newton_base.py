@@ -27,42 +27,18 @@ the whole surface.
 
 from __future__ import annotations
 
-import contextvars
 import math
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 
 import numpy as np
 
 from .. import backend as be
-from ..solvers import SLOPE_FLOOR_CONSTANT, solve_scalar_root
+from ..solvers import SLOPE_FLOOR_CONSTANT, forced_iterations, solve_scalar_root
 from .base import Geometry, is_plain
 from .conic import Standard, conic_intersect, conic_sag_and_gradient
 from .newton_spec import COMMON_KEYS, DEFAULT_MAX_ITER, DEFAULT_TOL
 
 __all__ = ["NewtonRaphsonGeometry", "forced_iterations"]
-
-_FORCED_ITERATIONS = contextvars.ContextVar("optics_forced_newton_iterations", default=None)
-
-
-@be.trace_constant
-def forced_iteration_count():
-    """The step count set by :func:`forced_iterations`, or None (fixed in a compiled graph)."""
-    return _FORCED_ITERATIONS.get()
-
-
-@contextmanager
-def forced_iterations(n):
-    """Run every Newton surface solve in the block for exactly ``n`` masked steps.
-
-    No early exit and no per-iteration host sync; converged rays are frozen by
-    a mask.  For graph-size tests and benchmarks (the autograd graph must not
-    depend on ``n``) and for compiled paths.  ``None`` restores the default.
-    """
-    token = _FORCED_ITERATIONS.set(None if n is None else int(n))
-    try:
-        yield
-    finally:
-        _FORCED_ITERATIONS.reset(token)
 
 
 class NewtonRaphsonGeometry(Geometry):
@@ -166,11 +142,6 @@ class NewtonRaphsonGeometry(Geometry):
         shape = tuple(np.broadcast_shapes(*(tuple(a.shape) for a in (x, y, z, L, M, N))))
         rays = [be.reshape(be.broadcast_to(a, shape), (-1,)) for a in (x, y, z, L, M, N)]
         grad = be.grad_active()
-        # In a compiled graph: a fixed masked step count, no host sync, no gathers.
-        static = be.is_compiling()
-        forced = forced_iteration_count()
-        if static and forced is None:
-            forced = self.max_iter
         problem = _SurfaceRoot(self, rays)
         scope = self._prepared.scope() if self._prepared is not None else nullcontext()
         # Rays off the surface's domain make NaN on the way; they are classified, not errors.
@@ -182,11 +153,11 @@ class NewtonRaphsonGeometry(Geometry):
                 t0,
                 tol=self.tol,
                 max_iter=self.max_iter,
-                force_iterations=forced,
-                static=static,
                 name=f"{self.type_name} surface intersection",
                 stacklevel=3,
             )
+        # In a compiled graph (static): a fixed masked step count, no host sync, no gathers.
+        static = result.static
         clean = not static and result.n_rejected == 0
         hit = result.regular if grad or clean else result.valid & problem.usable
         t = result.t

@@ -14,18 +14,13 @@ and (px, py) are normalized field and pupil coordinates.  Lengths in mm.
 
 from __future__ import annotations
 
-import dataclasses
-
-import numpy as np
-
 from .. import backend as be
-from ..analysis.spot import normalized_fields, spot_statistics
-from ..errors import ConfigurationError
-from ..fields import launch_rays, object_space_field, unit_field_image_height
+from ..analysis.spot import spot_statistics
+from ..errors import ConfigurationError, SolveError
 from ..paraxial import paraxial
-from ..rays import Rays
-from ..sampling import hexapolar
-from ..trace import propagate
+from ..trace import trace_bundle
+from ..trace.object_field import unit_field_image_height
+from ..trace.real_image_height import field_parameters
 
 
 class MeritContext:
@@ -37,18 +32,18 @@ class MeritContext:
         The system with the current variable values set on it.
     compiled : bool
         Trace the ray bundles as compiled graphs (torch backend; see
-        :mod:`optics.compiled`).
+        :mod:`optics.trace.compiled`).
     """
 
     def __init__(self, optic, *, compiled=False):
         self.optic = optic
         self.compiled = compiled
-        self._first_order = None
         self._bundles = {}
+        self._first_order = None
 
     @property
     def first_order(self):
-        """``paraxial(optic)`` at the primary wavelength (computed once)."""
+        """``paraxial(optic)`` at the primary wavelength (computed once, shared by the bundles)."""
         if self._first_order is None:
             self._first_order = paraxial(self.optic)
         return self._first_order
@@ -62,15 +57,11 @@ class MeritContext:
 
     def field(self, index):
         """Normalized (hx, hy) of field number ``index``."""
-        fields = normalized_fields(self.optic)
+        fields = self.optic.fields.normalized()
         return fields[_check_index(index, len(fields), "field")]
 
-    def bundle(self, fields, wavelengths, rings):
-        """Rays at the image for every (wavelength, field, pupil sample), shape (W, F, N).
-
-        One batched trace: the field solve runs once per field and the
-        hexapolar pupil (``rings`` rings, N = 1 + 3 rings (rings + 1), sample 0
-        the pupil centre) broadcasts against it.
+    def bundle(self, fields, wavelengths, rings, pupil=None):
+        """The :class:`~optics.trace.Bundle` of (wavelengths, fields, pupil), traced once.
 
         Parameters
         ----------
@@ -78,42 +69,61 @@ class MeritContext:
         wavelengths : tuple of float
             Micrometres.
         rings : int
+            Hexapolar rings (P = 1 + 3 rings (rings + 1), sample 0 the centre)
+            when ``pupil`` is None.
+        pupil : tuple of (px, py) floats, optional
+            Explicit pupil points instead.
         """
-        key = (fields, wavelengths, rings)
+        key = (fields, wavelengths, rings, pupil)
         if key not in self._bundles:
-            px, py = hexapolar(rings)
-            self._bundles[key] = self._trace(fields, wavelengths, px, py)
+            samples = None
+            if pupil is not None:
+                samples = (be.asarray([p[0] for p in pupil]), be.asarray([p[1] for p in pupil]))
+            self._bundles[key] = trace_bundle(
+                self.optic,
+                fields,
+                wavelengths,
+                samples,
+                rings=rings,
+                compiled=self.compiled,
+                first_order=self.first_order,
+            )
         return self._bundles[key]
 
-    def rays(self, hx, hy, px, py, wavelength):
-        """Rays for one field point and pupil points (arrays of one shape) at one wavelength."""
-        return self._trace(((hx, hy),), (wavelength,), be.asarray(px), be.asarray(py))
+    def chief(self, fields, operand):
+        """Primary-wavelength chief rays of ``fields``, shape (F,); SolveError if one fails."""
+        bundle = self.bundle(tuple(fields), (self.wavelength(None),), 0)
+        _require_valid(bundle.chief.valid[0], bundle.fields, operand, "chief ray")
+        return _take(bundle.chief, 0)
 
-    def _trace(self, fields, wavelengths, px, py):
-        optic, first_order = self.optic, self.first_order
-        hx = be.asarray([h[0] for h in fields])
-        hy = be.asarray([h[1] for h in fields])
-        qx, qy = object_space_field(optic, hx, hy, first_order)
-        n_fields = len(fields)
-        qx, qy = be.reshape(qx, (1, n_fields, 1)), be.reshape(qy, (1, n_fields, 1))
-        px, py = be.reshape(px, (1, 1, -1)), be.reshape(py, (1, 1, -1))
-        wavelength = be.reshape(be.asarray(list(wavelengths)), (-1, 1, 1))
-        rays = launch_rays(optic, qx, qy, px, py, wavelength, first_order)
-        # Every surface type traces flat batches (n,): flatten, trace, restore.
-        shape = tuple(np.broadcast_shapes(tuple(rays.x.shape), tuple(wavelength.shape)))
-        flat = _reshaped(rays, lambda v: be.reshape(be.broadcast_to(v, shape), (-1,)))
-        if self.compiled:
-            from ..compiled import propagate_compiled
-
-            traced = propagate_compiled(optic, flat)
-        else:
-            traced = propagate(optic, flat)
-        return _reshaped(traced, lambda v: be.reshape(v, shape))
+    def ray(self, hx, hy, px, py, wavelength, operand):
+        """One real ray (0-d components); SolveError naming the ray when it fails."""
+        bundle = self.bundle(((hx, hy),), (wavelength,), 0, ((px, py),))
+        rays = bundle.rays
+        what = f"ray (px, py) = ({px}, {py}) at {wavelength} µm"
+        _require_valid(rays.valid[0, :, 0], bundle.fields, operand, what)
+        return _take(_take(_take(rays, 0), 0), 0)
 
 
-def _reshaped(rays, reshape):
-    """Rays with ``reshape`` applied to every component."""
-    return Rays(**{f.name: reshape(getattr(rays, f.name)) for f in dataclasses.fields(rays)})
+def _take(rays, index):
+    """Rays indexed along their first axis."""
+    return rays.replace(**{name: getattr(rays, name)[index] for name in _COMPONENTS})
+
+
+_COMPONENTS = ("x", "y", "z", "L", "M", "N", "wavelength", "intensity", "opd", "valid")
+
+
+def _require_valid(valid, fields, operand, what):
+    """Raise SolveError naming the first field whose ``what`` failed (one host sync)."""
+    ok = be.to_numpy(valid)
+    if ok.all():
+        return
+    hx, hy = fields[int((~ok).nonzero()[0][0])]
+    raise SolveError(
+        f"operand {operand}: the {what} of the field (hx, hy) = ({hx:g}, {hy:g}) fails "
+        "(misses a surface, is totally internally reflected or leaves a Newton surface's "
+        "domain), so the operand has no value"
+    )
 
 
 def _check_index(index, count, what):
@@ -178,10 +188,10 @@ def rms_spot(
     points = tuple(ctx.field(i) for i in field_ids)
     waves = tuple(ctx.wavelength(i) for i in wave_ids)
     weights = _outer_weights(field_weights, len(points), wavelength_weights, len(waves))
-    rays = ctx.bundle(points, waves, rings)  # shape (W, F, N)
+    rays = ctx.bundle(points, waves, rings).rays  # shape (W, F, N)
     if reference == "chief":
-        chief = ctx.bundle(points, (ctx.wavelength(None),), 0)  # shape (1, F, 1)
-        ref_x, ref_y = chief.x, chief.y
+        chief = ctx.chief(points, "rms_spot")  # shape (F,)
+        ref_x, ref_y = chief.x[None, :, None], chief.y[None, :, None]
     elif reference == "centroid":
         ref_x = ref_y = 0.0  # unused: the centroid statistic is taken
     else:
@@ -210,18 +220,18 @@ def _outer_weights(field_weights, n_fields, wavelength_weights, n_waves):
 
 def real_x(ctx, hx=0.0, hy=0.0, px=0.0, py=0.0, wavelength=None):
     """Image-surface x (mm) of the real ray (hx, hy, px, py)."""
-    return _flat(ctx.rays(hx, hy, px, py, ctx.wavelength(wavelength)).x)
+    return ctx.ray(hx, hy, px, py, ctx.wavelength(wavelength), "real_x").x
 
 
 def real_y(ctx, hx=0.0, hy=0.0, px=0.0, py=0.0, wavelength=None):
     """Image-surface y (mm) of the real ray (hx, hy, px, py)."""
-    return _flat(ctx.rays(hx, hy, px, py, ctx.wavelength(wavelength)).y)
+    return ctx.ray(hx, hy, px, py, ctx.wavelength(wavelength), "real_y").y
 
 
 def chief_height(ctx, hx=0.0, hy=1.0, wavelength=None):
     """Image height (mm) of the chief ray of (hx, hy): its intercept along the field direction."""
-    rays = ctx.rays(hx, hy, 0.0, 0.0, ctx.wavelength(wavelength))
-    return _along_field(_flat(rays.x), _flat(rays.y), hx, hy)
+    rays = ctx.ray(hx, hy, 0.0, 0.0, ctx.wavelength(wavelength), "chief_height")
+    return _along_field(rays.x, rays.y, hx, hy)
 
 
 def distortion(ctx, hx=0.0, hy=1.0):
@@ -236,7 +246,7 @@ def distortion(ctx, hx=0.0, hy=1.0):
             "distortion is undefined on axis: give a field with hx or hy nonzero"
         )
     real = chief_height(ctx, hx, hy)
-    qx, qy = object_space_field(ctx.optic, be.asarray(hx), be.asarray(hy), ctx.first_order)
+    qx, qy = field_parameters(ctx.optic, be.asarray(hx), be.asarray(hy), ctx.first_order)
     per_q = unit_field_image_height(ctx.optic, ctx.first_order)
     ideal = _along_field(qx * per_q, qy * per_q, hx, hy)
     return 100.0 * (real - ideal) / ideal
@@ -245,10 +255,6 @@ def distortion(ctx, hx=0.0, hy=1.0):
 def _along_field(x, y, hx, hy):
     norm = (hx * hx + hy * hy) ** 0.5
     return (x * hx + y * hy) / norm if norm > 0 else y
-
-
-def _flat(value):
-    return be.reshape(value, ())
 
 
 # --- element thickness operands ---------------------------------------------------------

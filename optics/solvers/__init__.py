@@ -7,6 +7,8 @@
   Newton for 2x2 systems (the field solve) and its implicit derivative;
 - :func:`condition_ratio`, :func:`is_singular`, :func:`normalized_solve`,
   :func:`normalized_solve_masked`: scale-invariant 2x2 conditioning and solves;
+- :func:`solver_settings`: the one place that overrides tolerance, iteration
+  limit, forced (masked) step count and compaction for every solve;
 - dtype-aware thresholds (multiples of machine epsilon) and their constants.
 """
 
@@ -24,6 +26,14 @@ from ._scalar_newton import (
     ScalarRootProblem,
     ScalarRootResult,
     solve_scalar_root,
+)
+from ._settings import (
+    ResolvedSettings,
+    SolverSettings,
+    current_settings,
+    forced_iterations,
+    resolve_settings,
+    solver_settings,
 )
 from ._thresholds import (
     ROUND_OFF_CONSTANT,
@@ -43,9 +53,15 @@ __all__ = [
     "SLOPE_FLOOR_CONSTANT",
     "TANGENT",
     "Newton2x2Result",
+    "ResolvedSettings",
+    "SolverSettings",
     "ScalarRootProblem",
     "ScalarRootResult",
     "condition_ratio",
+    "current_settings",
+    "forced_iterations",
+    "resolve_settings",
+    "solver_settings",
     "floor_slope",
     "implicit_correction_2x2",
     "is_singular",

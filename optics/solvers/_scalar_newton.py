@@ -46,6 +46,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from optics import backend as be
 
+from ._settings import resolve_settings
 from ._thresholds import (
     ROUND_OFF_CONSTANT,
     SLOPE_FLOOR_CONSTANT,
@@ -99,6 +100,8 @@ class ScalarRootResult:
         Newton steps taken (the loop count, the same for the whole batch).
     residual, slope : array, shape (n,)
         F and F_t at the root, detached.
+    static : bool
+        The solve ran as a fixed-shape compiled-graph solve (no counts).
     worst_residual : float
         Largest finite |F| at the root, 0.0 when there is none (a property:
         one host sync when read).
@@ -114,6 +117,7 @@ class ScalarRootResult:
     n_iter: int = 0
     residual: Any = None
     slope: Any = None
+    static: bool = False
 
     @property
     def worst_residual(self) -> float:
@@ -137,9 +141,6 @@ def solve_scalar_root(
     max_iter=100,
     floor_constant=SLOPE_FLOOR_CONSTANT,
     round_off_constant=ROUND_OFF_CONSTANT,
-    force_iterations=None,
-    compact=True,
-    static=False,
     name="scalar Newton solve",
     stacklevel=2,
 ) -> ScalarRootResult:
@@ -155,30 +156,25 @@ def solve_scalar_root(
         in the physical root's basin.  Used detached.
     tol : float
         Requested absolute tolerance on |F|; raised per problem to the
-        round-off floor ``round_off_constant * eps * max(1, |t|)``.
+        round-off floor ``round_off_constant * eps * max(1, |t|)``.  An
+        enclosing :func:`optics.solvers.solver_settings` block overrides it.
     max_iter : int
-        Most Newton steps.
+        Most Newton steps (overridable the same way).
     floor_constant : float
         C in the slope floor tau = C * eps * max(1, scale), used (sign-
         preservingly) in the primal steps and as the tangent test |F_t| <= tau.
     round_off_constant : float
         C' in the round-off floor of the tolerance.
-    force_iterations : int, optional
-        Run exactly this many steps with no early exit and no host sync
-        (converged problems are frozen by a mask, never compacted).  For graph
-        tests and compiled paths.
-    compact : bool
-        Iterate only the still-unconverged problems (gather, evaluate with
-        ``subset=``, scatter back).  Ignored with ``force_iterations``.  On a
-        GPU each boolean gather is an implicit device sync; pass False there
-        if that costs more than the evaluations it saves.
-    static : bool
-        A fixed-shape solve with no host sync at all, for compiled graphs
-        (needs ``force_iterations``): no category counts (``counts`` is empty,
-        so ``n_rejected`` is 0 and means nothing), no warning, and the
-        implicit correction is evaluated on every problem, the non-regular
-        ones moved to a harmless point by the problem's optional
-        ``evaluate_masked(t, mask)`` and then discarded by a ``where``.
+    Forced iterations, compaction and the static (compiled) mode come from
+    :mod:`optics.solvers._settings`: with ``forced_iterations`` the solve runs
+    exactly that many masked steps with no early exit and no host sync; with
+    ``compact`` it iterates only the still-unconverged problems (on a GPU each
+    boolean gather is an implicit device sync); inside a compiled graph it is
+    *static*: a fixed step count with no host sync at all, no category counts
+    (``counts`` is empty, so ``n_rejected`` is 0 and means nothing), no
+    warning, and the implicit correction evaluated on every problem, the
+    non-regular ones moved to a harmless point by the problem's optional
+    ``evaluate_masked(t, mask)`` and then discarded by a ``where``.
     name : str
         Names the solve in the rejection warning.
     stacklevel : int
@@ -201,8 +197,9 @@ def solve_scalar_root(
     transfer of the category counts at the end (``worst_residual`` is read
     lazily).
     """
-    if static and force_iterations is None:
-        raise ValueError(f"{name}: a static solve needs force_iterations (a fixed step count)")
+    settings = resolve_settings(tol, max_iter)
+    tol, max_iter, static = settings.tolerance, settings.max_iterations, settings.static
+    force_iterations, compact = settings.forced_iterations, settings.compact
     t_bar = be.detach(t0)
     with be.no_grad():
         if force_iterations is not None:
@@ -236,6 +233,7 @@ def solve_scalar_root(
         n_iter=n_iter,
         residual=F,
         slope=F_t,
+        static=static,
     )
     if result.n_rejected:
         _warn(name, result, be.size(t_bar), grad, stacklevel + 1)

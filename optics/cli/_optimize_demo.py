@@ -5,9 +5,8 @@ from __future__ import annotations
 import time
 
 from .. import backend as be
-from .drivers import optimize
-from .merit import Operand
-from .problem import Problem
+from ..io import load
+from ..optimize import Operand, Problem, optimize
 
 #: Relative changes applied to the six radii of the built-in Cooke triplet.
 PERTURBATION = (0.03, -0.03, 0.02, -0.02, 0.03, -0.03)
@@ -30,8 +29,6 @@ def demo_optimization(print_fn=print, steps=None):
     -------
     OptimizationResult
     """
-    from ..io import load
-
     lens = load("cooke_triplet")
     for i, change in enumerate(PERTURBATION, start=1):
         lens.surfaces[i].geometry.radius = lens.surfaces[i].geometry.radius * (1.0 + change)

@@ -36,22 +36,34 @@ reflected makes the residual NaN, which the line search refuses.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from . import backend as be
-from .errors import SolveError
-from .fields import launch_rays, unit_field_image_height
-from .paraxial import paraxial
-from .solvers import ROUND_OFF_CONSTANT, SINGULAR_CONSTANT, implicit_correction_2x2, newton_2x2
-from .trace import propagate
+from .. import backend as be
+from ..errors import SolveError
+from ..paraxial import paraxial
+from ..solvers import ROUND_OFF_CONSTANT, SINGULAR_CONSTANT, implicit_correction_2x2, newton_2x2
+from .launch import launch_rays
+from .object_field import object_space_field, unit_field_image_height
+from .propagate import propagate
 
 #: Newton steps allowed per solve; from the paraxial seed the Cooke triplet needs 2.
 MAX_ITERATIONS = 50
+
+
+def field_parameters(optic, hx, hy, first_order=None):
+    """Object-space field parameters (qx, qy) for normalized fields of any type.
+
+    Slopes tan(angle) for an object at infinity, object heights (mm) otherwise;
+    ``real_image_height`` fields are solved here (one solve per distinct field
+    point), every other type is a closed form of :mod:`optics.trace.object_field`.
+    """
+    if optic.fields.type == "real_image_height":
+        return solve_real_image_height(optic, hx, hy, first_order)
+    return object_space_field(optic, hx, hy, first_order)
 
 
 @dataclass(frozen=True)
@@ -207,7 +219,7 @@ class _FieldProblem:
     """The residual, Jacobian, seed and diagnostics of one batched field solve."""
 
     def __init__(self, optic, targets, first_order):
-        self.optic = _without_clear_apertures(optic)
+        self.optic = optic
         self.targets = targets
         self.first_order = first_order
         self.wavelength = be.asarray(optic.primary_wavelength, dtype=targets.dtype)
@@ -242,7 +254,7 @@ class _FieldProblem:
         rays = launch_rays(
             self.optic, q[..., 0], q[..., 1], 0.0, 0.0, self.wavelength, self.first_order
         )
-        rays = propagate(self.optic, rays)
+        rays = propagate(self.optic, rays, clip=False)  # a field is geometry, not vignetting
         xy = be.stack([rays.x, rays.y], axis=-1)
         return be.where(rays.valid[..., None], xy, math.nan)
 
@@ -340,11 +352,3 @@ def field_jacobian(optic, q, first_order=None):
     q = be.detach(be.asarray(q))
     with be.no_grad():
         return _FieldProblem(optic, q, first_order).jacobian(q)
-
-
-def _without_clear_apertures(optic):
-    """The optic with every semi-diameter removed (same surface parameters, shared)."""
-    if all(s.semi_diameter is None for s in optic.surfaces):
-        return optic
-    surfaces = [dataclasses.replace(s, semi_diameter=None) for s in optic.surfaces]
-    return dataclasses.replace(optic, surfaces=surfaces)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 
-from . import backend as be
-from .surfaces import media
+from .. import backend as be
+from ..surfaces import media
 
 
 class PerRayViews:

@@ -13,8 +13,8 @@ What runs where:
   image height solve included) and the refractive indices of the media; these
   are cheap scalar work with host syncs and warnings of their own;
 - in the graph: the launch and, surface by surface, exactly the eager code of
-  :func:`optics.trace.through_surface`.  Newton surfaces notice the
-  compilation (``be.is_compiling()``) and take a fixed number of masked steps
+  :func:`optics.trace.propagate.through_surface`.  Newton solves notice the
+  compilation (:func:`optics.solvers.resolve_settings`) and take a fixed number of masked steps
   with no data-dependent exit (``static`` solve), so there are no graph breaks.
 
 Compiled graphs are cached per (system topology, dtype, device, batch-size
@@ -38,19 +38,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import backend as be
+from .. import backend as be
+from ..errors import ConfigurationError
+from ..frames import surface_frames
+from ..geometry.newton_base import NewtonRaphsonGeometry
+from ..paraxial import paraxial
+from ..rays import Rays
+from ..solvers import current_settings, forced_iterations
 from ._compiled_inputs import PerRayViews, media_indices, padded, topology, unpadded
-from .errors import ConfigurationError
-from .fields import launch_rays, object_space_field
-from .frames import surface_frames
-from .geometry.newton_base import (
-    NewtonRaphsonGeometry,
-    forced_iteration_count,
-    forced_iterations,
-)
-from .paraxial import paraxial
-from .rays import Rays
-from .trace import through_surface
+from .launch import launch_rays
+from .propagate import through_surface
+from .real_image_height import field_parameters
 
 __all__ = [
     "DEFAULT_COMPILER",
@@ -203,7 +201,7 @@ def _launch_inputs(optic, hx, hy, px, py, wavelength):
     _require_compilable()
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
     first_order = paraxial(optic)
-    qx, qy = object_space_field(optic, hx, hy, first_order)
+    qx, qy = field_parameters(optic, hx, hy, first_order)
     inputs = [be.asarray(v) for v in (qx, qy, px, py, wavelength)]
     return (optic, first_order), inputs
 
@@ -221,7 +219,7 @@ def _prepare(kind, optic, context, inputs, wavelength_slot, compiler, newton_ite
     compiler = DEFAULT_COMPILER if compiler is None else compiler
     iterations = newton_iterations
     if iterations is None:
-        iterations = forced_iteration_count() or DEFAULT_NEWTON_ITERATIONS
+        iterations = current_settings().forced_iterations or DEFAULT_NEWTON_ITERATIONS
     shape = tuple(np.broadcast_shapes(*(tuple(a.shape) for a in inputs)))
     n = math.prod(shape)
     bucket = batch_bucket(n)

@@ -1,4 +1,4 @@
-"""Sequential real-ray tracing: launch, then surface by surface to the image.
+"""Sequential real-ray propagation: surface by surface from object space to the image.
 
 Per surface: global → local frame, intersect, accumulate n·t, vignette,
 refract (vector Snell) or reflect, local → global.  Rays that miss, are
@@ -8,57 +8,19 @@ and their numbers stay finite so no NaN reaches a gradient.
 
 from __future__ import annotations
 
-from . import backend as be
-from .errors import ConfigurationError
-from .fields import launch_rays, object_space_field
-from .frames import surface_frames
-from .paraxial import paraxial
-from .rays import Rays
-from .surfaces import media
+from .. import backend as be
+from ..frames import surface_frames
+from ..rays import Rays
+from ..surfaces import media
 
 
-def trace_rays(optic, hx, hy, px, py, wavelength=None, *, record=False, compiled=False):
-    """Trace real rays to the image surface.
+def propagate(optic, rays: Rays, *, record=False, clip=True):
+    """Trace ``rays`` (global coordinates, in object space) through surfaces 1..image.
 
-    Parameters
-    ----------
-    optic : Optic
-        The system.
-    hx, hy : float or array
-        Normalized field coordinates (field / largest field magnitude).
-    px, py : float or array
-        Normalized pupil coordinates on the paraxial entrance pupil.
-    wavelength : float or array, optional
-        Wavelength(s) in micrometres; the primary wavelength by default.
-    record : bool
-        Also return the rays at every surface (for plots).
-    compiled : bool
-        Run the launch and the whole surface loop as one compiled graph
-        (torch backend only; see :mod:`optics.compiled`).  Not combinable with
-        ``record``.
-
-    Returns
-    -------
-    Rays
-        The rays at the image surface, in global coordinates (all inputs
-        broadcast together); with ``record=True`` a list of Rays, one per
-        surface from the launch point (index 0) to the image.
+    ``clip`` applies the clear apertures: True for every ray, False for none
+    (as if every aperture were open, as field solves need), or a boolean array
+    broadcasting against the rays that says which rays are clipped.
     """
-    if compiled:
-        if record:
-            raise ConfigurationError("trace_rays: record=True is not available with compiled=True")
-        from .compiled import trace_rays_compiled
-
-        return trace_rays_compiled(optic, hx, hy, px, py, wavelength)
-    wavelength = optic.primary_wavelength if wavelength is None else wavelength
-    first_order = paraxial(optic)
-    qx, qy = object_space_field(optic, hx, hy, first_order)
-    rays = launch_rays(optic, qx, qy, px, py, wavelength, first_order)
-    return propagate(optic, rays, record=record)
-
-
-def propagate(optic, rays: Rays, *, record=False):
-    """Trace ``rays`` (global coordinates, in object space) through surfaces 1..image."""
     surfaces = optic.surfaces
     frames = surface_frames(surfaces)
     medium = media(surfaces)
@@ -75,21 +37,26 @@ def propagate(optic, rays: Rays, *, record=False):
     with be.quiet_float_errors():
         for i in range(1, len(surfaces)):
             before, after = medium[i - 1][0], medium[i][0]
-            rays = through_surface(surfaces[i], frames[i], rays, before, after, index)
+            rays = through_surface(surfaces[i], frames[i], rays, before, after, index, clip)
             if record:
                 history.append(rays)
     return history if record else rays
 
 
-def through_surface(surface, frame, rays, before, after, index):
-    """The rays after one surface (intersection, path length, refraction)."""
+def through_surface(surface, frame, rays, before, after, index, clip=True):
+    """The rays after one surface (intersection, path length, refraction).
+
+    ``clip`` applies the surface's clear aperture (rays outside become invalid):
+    True, False, or a per-ray boolean array (see :func:`propagate`).
+    """
     x, y, z, L, M, N = frame.to_local(rays.x, rays.y, rays.z, rays.L, rays.M, rays.N)
     geometry = surface.geometry
     t, hit, normal = geometry.intersect_with_normal(x, y, z, L, M, N)
     x, y, z = x + t * L, y + t * M, z + t * N
     valid = be.logical_and(rays.valid, hit)
-    if surface.semi_diameter is not None:
-        valid = be.logical_and(valid, x * x + y * y <= surface.semi_diameter**2)
+    if clip is not False and surface.semi_diameter is not None:
+        inside = x * x + y * y <= surface.semi_diameter**2
+        valid = be.logical_and(valid, inside if clip is True else inside | ~clip)
     n_before = index(before)
     opd = rays.opd + n_before * t
     if surface.is_mirror:

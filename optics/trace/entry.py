@@ -1,0 +1,48 @@
+"""The public ray-trace entry: eager or compiled, chosen above both."""
+
+from __future__ import annotations
+
+from ..errors import ConfigurationError
+from ..paraxial import paraxial
+from .compiled import trace_rays_compiled
+from .launch import launch_rays
+from .propagate import propagate
+from .real_image_height import field_parameters
+
+
+def trace_rays(optic, hx, hy, px, py, wavelength=None, *, record=False, compiled=False):
+    """Trace real rays to the image surface.
+
+    Parameters
+    ----------
+    optic : Optic
+        The system.
+    hx, hy : float or array
+        Normalized field coordinates (field / largest field magnitude).
+    px, py : float or array
+        Normalized pupil coordinates on the paraxial entrance pupil.
+    wavelength : float or array, optional
+        Wavelength(s) in micrometres; the primary wavelength by default.
+    record : bool
+        Also return the rays at every surface (for plots).
+    compiled : bool
+        Run the launch and the whole surface loop as one compiled graph
+        (torch backend only; see :mod:`optics.trace.compiled`).  Not
+        combinable with ``record``.
+
+    Returns
+    -------
+    Rays
+        The rays at the image surface, in global coordinates (all inputs
+        broadcast together); with ``record=True`` a list of Rays, one per
+        surface from the launch point (index 0) to the image.
+    """
+    if compiled:
+        if record:
+            raise ConfigurationError("trace_rays: record=True is not available with compiled=True")
+        return trace_rays_compiled(optic, hx, hy, px, py, wavelength)
+    wavelength = optic.primary_wavelength if wavelength is None else wavelength
+    first_order = paraxial(optic)
+    qx, qy = field_parameters(optic, hx, hy, first_order)
+    rays = launch_rays(optic, qx, qy, px, py, wavelength, first_order)
+    return propagate(optic, rays, record=record)

@@ -1,0 +1,70 @@
+"""The launch of real rays from object-space field parameters toward the pupil.
+
+Rays are aimed at the paraxial entrance pupil: normalized pupil (px, py) is
+the point (px, py) * EPD/2 on the entrance-pupil plane.  The field parameters
+q = (qx, qy) come from :mod:`optics.trace.object_field` (ray slopes for an
+object at infinity, object heights in mm otherwise).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import backend as be
+from ..rays import Rays
+
+
+def _broadcast(*arrays):
+    shape = np.broadcast_shapes(*(tuple(a.shape) for a in arrays))
+    return [a if tuple(a.shape) == shape else be.broadcast_to(a, shape) for a in arrays]
+
+
+def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
+    """Rays leaving the object toward the paraxial entrance pupil.
+
+    Parameters
+    ----------
+    qx, qy : array
+        Object-space field parameters from :func:`object_space_field`.
+    px, py : array
+        Normalized pupil coordinates; all inputs broadcast together.
+    wavelength : array
+        Wavelength(s) in micrometres.
+    first_order : ParaxialData
+        Provides the entrance pupil position and diameter.
+    """
+    radius = first_order.epd / 2
+    z_pupil = first_order.ep_position
+    px, py = be.asarray(px), be.asarray(py)
+    if optic.object_at_infinity:
+        inv = 1.0 / be.sqrt(qx * qx + qy * qy + 1.0)
+        L, M, N = qx * inv, qy * inv, inv
+        ax, ay = px * radius, py * radius
+        # Start on the plane through the pupil centre normal to the beam, so
+        # the optical path is measured from a wavefront of the incoming beam.
+        s = ax * L + ay * M
+        x, y, z = ax - s * L, ay - s * M, z_pupil - s * N
+    else:
+        x0, y0, z0 = qx, qy, -optic.surfaces[0].thickness
+        dx, dy, dz = px * radius - x0, py * radius - y0, z_pupil - z0
+        inv = 1.0 / be.sqrt(dx * dx + dy * dy + dz * dz)
+        L, M, N = dx * inv, dy * inv, dz * inv
+        x, y, z = x0 + 0.0 * px, y0 + 0.0 * py, z0 + 0.0 * inv
+    x, y, z, L, M, N = _broadcast(*(be.asarray(v) for v in (x, y, z, L, M, N)))
+    # What is the same for every ray (one field's direction; the start intensity,
+    # path and mask) stays a read-only broadcast view: no pass over memory to
+    # fill it here; the first surface's arithmetic makes full arrays.
+    shape = tuple(x.shape)
+    seed = be.zeros_like(x if not shape else be.reshape(x, (-1,))[:1])
+    return Rays(
+        x=x,
+        y=y,
+        z=z,
+        L=L,
+        M=M,
+        N=N,
+        wavelength=be.asarray(wavelength),
+        intensity=be.broadcast_to(seed + 1.0, shape),
+        opd=be.broadcast_to(seed, shape),
+        valid=be.broadcast_to(be.isfinite(seed), shape),
+    )
