@@ -80,6 +80,9 @@ def basis_rays(optic, wavelength=None) -> _BasisRays:
             if i > 1:
                 y = y + surfaces[i - 1].thickness * nu / n[i - 1]
             nu = nu - y * (n[i] - n[i - 1]) * surfaces[i].geometry.base_curvature
+            power = getattr(surfaces[i].geometry, "optical_power", None)  # an ideal lens
+            if power is not None:
+                nu = nu - y * power
             ys.append(y)
             us.append(nu / n[i])
         rays.append((ys, us))

@@ -1,10 +1,11 @@
 """Surface shapes: sag, slopes, normal and ray intersection in the local frame."""
 
-from . import coordinate_break  # registers the "coordinate_break" type
 from .base import GEOMETRY_TYPES, Geometry, register
 from .conic import Standard
+from .coordinate_break import CoordinateBreak
+from .ideal_lens import IdealLens
 
-__all__ = ["GEOMETRY_TYPES", "Geometry", "Standard", "register"]
+__all__ = ["GEOMETRY_TYPES", "CoordinateBreak", "Geometry", "IdealLens", "Standard", "register"]
 
 
 def _load_newton_types():
