@@ -322,3 +322,54 @@ SURF 5
     assert bool(ray.valid)
     np.testing.assert_allclose([float(ray.L), float(ray.M), float(ray.N)], [0, 1, 0], atol=1e-15)
     np.testing.assert_allclose([float(ray.y), float(ray.z)], [25.0, 11.0], atol=1e-13)
+
+
+FREEFORM = """SURF 0
+  DISZ INFINITY
+SURF 1
+  STOP
+  TYPE {kind}
+  CURV 0.01
+  XDAT 1 {terms}
+  XDAT 2 {norm}
+{xdat}
+  DISZ 10
+  GLAS ___BLANK 1 0 1.5 60
+SURF 2
+  DISZ 50
+SURF 3
+  DISZ 0
+"""
+
+
+def _freeform(tmp_path, kind, values, norm=4.0, unit="MM"):
+    xdat = "\n".join(f"  XDAT {3 + k} {v!r}" for k, v in enumerate(values))
+    text = _with_header(
+        "ENPD 4", FREEFORM.format(kind=kind, terms=len(values), norm=norm, xdat=xdat)
+    )
+    return _load(_write(tmp_path, text.replace("UNIT MM", f"UNIT {unit}")))
+
+
+def test_an_extended_polynomial_has_the_sag_of_its_normalized_terms(tmp_path):
+    values = [1e-3, -2e-3, 3e-3, 4e-4, -5e-4, 6e-5, 0.0, 7e-5, -8e-5]
+    surface = _freeform(tmp_path, "XPOLYNOM", values).surfaces[1].geometry
+    x, y = np.array([0.5, -1.2, 2.0]), np.array([1.5, 0.3, -2.2])
+    u, v = x / 4.0, y / 4.0
+    terms = [u, v, u * u, u * v, v * v, u**3, u * u * v, u * v * v, v**3]
+    base = 0.01 * (x * x + y * y) / (1 + np.sqrt(1 - 1e-4 * (x * x + y * y)))
+    expected = base + sum(a * t for a, t in zip(values, terms))
+    np.testing.assert_allclose(surface.sag(x, y), expected, rtol=1e-13, atol=1e-16)
+
+
+@pytest.mark.parametrize("kind, ordering", [("SZERNSAG", "noll"), ("FZERNSAG", "fringe")])
+def test_zernike_sag_surfaces_keep_their_ordering_and_scale_with_the_unit(tmp_path, kind, ordering):
+    surface = _freeform(tmp_path, kind, [0.0, 1e-3, -2e-3, 5e-4], unit="CM").surfaces[1].geometry
+    assert surface.ordering == ordering
+    assert surface.norm_radius == 40.0
+    np.testing.assert_allclose(surface.coefficients, [0.0, 1e-2, -2e-2, 5e-3], rtol=1e-15)
+
+
+def test_a_q_type_asphere_is_refused_with_the_reason(tmp_path):
+    text = SINGLET.format(unit="MM").replace("TYPE EVENASPH", "TYPE QED_TYPE")
+    with pytest.raises(LensFileError, match=r"surface 2: surface type QED_TYPE is a Q-type"):
+        _load(_write(tmp_path, text))

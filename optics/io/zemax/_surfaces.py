@@ -10,7 +10,7 @@ import math
 import warnings
 
 from ...errors import LensFileError
-from . import _glass
+from . import _freeforms, _glass
 from ._glass import ZemaxWarning
 
 # TYPE names read, and the ones refused with a reason.
@@ -22,6 +22,9 @@ READ_TYPES = (
     "BICONICX",
     "COORDBRK",
     "PARAXIAL",
+    "XPOLYNOM",
+    "SZERNSAG",
+    "FZERNSAG",
 )
 _REFUSED = {
     "DGRATING": "a diffraction grating",
@@ -34,6 +37,8 @@ _REFUSED = {
     "BINARY_1": "a binary optic (diffractive phase)",
     "BINARY_2": "a binary optic (diffractive phase)",
     "FRESNELS": "a Fresnel surface",
+    "QED_TYPE": "a Q-type asphere whose extra-data layout and conic convention optics could "
+    "not check against a reference",
 }
 _APERTURE_WARNINGS = {
     "OBSC": "a circular obscuration",
@@ -117,11 +122,6 @@ def _params(block, where) -> dict:
     return {r.integer(0, where): r.number(1, where) for r in block.all("PARM")}
 
 
-def _extra(block, where) -> dict:
-    """{n: value} of the XDAT (extra data) lines."""
-    return {r.integer(0, where): r.number(1, where) for r in block.all("XDAT")}
-
-
 def _base(block, where, scale) -> dict:
     """radius (mm; omitted for a plane) and conic of the base surface."""
     entry = {}
@@ -176,6 +176,8 @@ def _shape(kind, block, where, scale) -> dict:
         return entry
     elif kind == "PARAXIAL":
         return _paraxial(params, where, scale)
+    elif kind in _freeforms.KINDS:
+        return _freeforms.freeform(kind, block, params, where, scale, entry)
     if coefficients:
         entry["coefficients"] = coefficients
     return entry
@@ -189,7 +191,7 @@ def _paraxial(params, where, scale):
 
 
 def _no_zernike(block, where):
-    extra = _extra(block, where)
+    extra = _freeforms.xdat(block, where)
     terms = int(extra.get(1, 0))
     if terms and any(extra.get(n, 0.0) != 0 for n in range(3, 3 + terms)):
         raise LensFileError(

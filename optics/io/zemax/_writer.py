@@ -17,6 +17,7 @@ from ..._glass_catalog import UnknownGlassError, resolve
 from ...errors import LensFileError
 from ...paraxial import paraxial
 from .._serialize import optic_to_dict
+from . import _freeforms
 
 _HEADER = ("VERS 190513 80 123457 L123457", "MODE SEQ")
 _FIELD_CODES = {"angle": 0, "object_height": 1, "paraxial_image_height": 2, "real_image_height": 3}
@@ -207,6 +208,8 @@ def _shape(spec, kind, where) -> list:
     elif kind == "paraxial":
         lines.append("TYPE PARAXIAL")
         params = [spec["focal_length"], 0.0]
+    elif kind in ("xy_polynomial", "zernike"):
+        return _extra_data_shape(spec, kind, where, radius, conic)
     else:
         raise LensFileError(f"{where}: surface type {kind!r} has no .zmx equivalent optics writes")
     lines.append(f'CURV {_num(curvature_for(radius))} 0 0 0 0 ""')
@@ -214,6 +217,23 @@ def _shape(spec, kind, where) -> list:
         lines.append(f"CONI {_num(conic)}")
     lines += [f"PARM {i} {_num(v)}" for i, v in enumerate(params, start=1)]
     return lines
+
+
+def _extra_data_shape(spec, kind, where, radius, conic) -> list:
+    """XPOLYNOM (norm radius 1) or SZERNSAG/FZERNSAG lines."""
+    if kind == "xy_polynomial":
+        lines = ["TYPE XPOLYNOM"]
+        values = _freeforms.polynomial_terms(spec["coefficients"], where)
+        norm = 1.0
+    else:
+        fringe = spec.get("ordering", "noll") == "fringe"
+        lines = ["TYPE FZERNSAG" if fringe else "TYPE SZERNSAG"]
+        values, norm = list(spec["coefficients"]), spec["norm_radius"]
+    lines.append(f'CURV {_num(curvature_for(radius))} 0 0 0 0 ""')
+    if conic != 0:
+        lines.append(f"CONI {_num(conic)}")
+    extra = [float(len(values)), norm, *values]
+    return lines + [f'XDAT {i} {_num(v)} 0 0 1 0 0 ""' for i, v in enumerate(extra, start=1)]
 
 
 def _material(material, where) -> list:
