@@ -113,3 +113,13 @@ def test_corpus_paraxial_data_match_optiland(name):
         if key == "xpd":
             expected = abs(expected)  # Optiland's XPD is signed after mirrors
         assert ours[key] == pytest.approx(expected, rel=TOLERANCE, abs=TOLERANCE), key
+
+
+def test_the_reversed_coordinate_break_of_e07_puts_the_rear_lens_back_on_the_axis():
+    # Surfaces 3 and 6 decenter and tilt the middle lens and undo it (PARM 6 = 1: the
+    # reverse order); the thicknesses between them add to 0, so surface 7 is on the axis.
+    optic = _load("skzemax-e07_tilt_decenter.zmx", None)
+    frame = surface_frames(optic.surfaces)[7]
+    assert [float(frame.x), float(frame.y)] == pytest.approx([0.0, 0.0], abs=1e-15)
+    assert float(frame.z) == pytest.approx(3.26 + 6.01 + 1.0, abs=1e-13)
+    np.testing.assert_allclose(np.array(frame.rotation, dtype=float), np.eye(3), atol=1e-15)
