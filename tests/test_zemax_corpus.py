@@ -104,22 +104,13 @@ def test_corpus_paraxial_data_match_optiland(name):
     if optic.object_at_infinity:
         keys.append("fno")  # at finite conjugates Optiland's F/# is EFL/EPD
     tilted = any(s.geometry.type_name == "coordinate_break" for s in optic.surfaces)
-    if in_air and not tilted and optic.fields.max_magnitude > 0:
-        # Optiland follows the tilted axis (ours ignores tilts); ours takes the exit pupil
-        # from the chief ray of the largest field, so it needs a field off the axis.
-        keys += ["xpd", "xp_position"]
+    if in_air and not tilted:
+        keys += ["xpd", "xp_position"]  # Optiland follows the tilted axis; ours ignores tilts
     for key in keys:
-        expected = entry["paraxial"][key]
-        if key == "xpd":
-            expected = abs(expected)  # Optiland's XPD is signed after mirrors
-        assert ours[key] == pytest.approx(expected, rel=TOLERANCE, abs=TOLERANCE), key
-
-
-def test_the_reversed_coordinate_break_of_e07_puts_the_rear_lens_back_on_the_axis():
-    # Surfaces 3 and 6 decenter and tilt the middle lens and undo it (PARM 6 = 1: the
-    # reverse order); the thicknesses between them add to 0, so surface 7 is on the axis.
-    optic = _load("skzemax-e07_tilt_decenter.zmx", None)
-    frame = surface_frames(optic.surfaces)[7]
-    assert [float(frame.x), float(frame.y)] == pytest.approx([0.0, 0.0], abs=1e-15)
-    assert float(frame.z) == pytest.approx(3.26 + 6.01 + 1.0, abs=1e-13)
-    np.testing.assert_allclose(np.array(frame.rotation, dtype=float), np.eye(3), atol=1e-15)
+        expected, got = entry["paraxial"][key], ours[key]
+        if key in ("xpd", "fno"):
+            expected, got = abs(expected), abs(got)  # Optiland signs them after mirrors
+        if not math.isfinite(expected):  # afocal: Optiland's EFL is ±inf
+            assert not math.isfinite(got), key
+            continue
+        assert got == pytest.approx(expected, rel=TOLERANCE, abs=TOLERANCE), key

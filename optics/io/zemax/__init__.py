@@ -13,8 +13,9 @@ paraxial trace at the primary wavelength:
   stop of the paraxial ray entering surface 1 at height 1 parallel to the
   axis; the same formula holds for finite objects.  (Issue 12 adds a
   ``stop_diameter`` aperture that will hold the stop's semi-diameter instead.)
-* FNUM with an object at a finite distance (OpticStudio's image-space F/# is
-  EFL / EPD at any conjugate) becomes ``epd`` = EFL / F#.
+* FNUM (OpticStudio's image-space F/#, EFL / EPD at any conjugate) stays an
+  ``image_fno`` aperture for an object at infinity imaged in air, where ours
+  (1 / 2|n'u'|) is the same; otherwise it becomes ``epd`` = |EFL| / F#.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ... import backend as be
 from ...errors import LensFileError
 from ...paraxial import basis_rays, paraxial
+from ...surfaces import media
 from ...system import Aperture
 from .._schema import optic_from_dict
 from . import _surfaces, _system, _text
@@ -124,10 +127,16 @@ def optic_from_zmx_data(data, source):
     aperture = data["aperture"]
     infinite = data["surfaces"][0].get("thickness") == float("inf")
     floating = aperture["type"] == "floating"
-    finite_fno = aperture["type"] == "image_fno" and not infinite
-    if floating or finite_fno:
+    fno = aperture["type"] == "image_fno"
+    if floating or fno:
         data = dict(data, aperture={"type": "epd", "value": 1.0})
     optic = optic_from_dict(data, source)
+    # OpticStudio's image-space F/# is EFL / EPD at any conjugate; ours (1 / 2|n'u'|)
+    # is the same only for an object at infinity and an image in air.
+    finite_fno = fno and not (infinite and _image_in_air(optic))
+    if fno and not finite_fno:
+        optic.aperture = Aperture("image_fno", aperture["value"])
+        return optic
     if floating:
         rays = basis_rays(optic)
         height = abs(float(rays.yA[optic.stop_index]))
@@ -140,6 +149,12 @@ def optic_from_zmx_data(data, source):
         return optic
     optic.aperture = Aperture("epd", epd)
     return optic
+
+
+def _image_in_air(optic) -> bool:
+    """True when the medium before the image has index 1 at the primary wavelength."""
+    medium = media(optic.surfaces)[-2][0]
+    return float(medium.index(be.asarray(optic.primary_wavelength))) == 1.0
 
 
 def _stop_semi(zmx, context):
