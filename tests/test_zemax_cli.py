@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import json
 
 import pytest
 
@@ -74,3 +75,12 @@ def test_an_unknown_glass_is_one_line_and_the_fallback_a_warning(tmp_path, capsy
     assert main(["analyze", str(path), "--glass-fallback", "model", "--json"]) == 0
     err = capsys.readouterr().err
     assert err.startswith("optics: warning: ") and "glass 'NOT-A-GLASS'" in err
+
+
+def test_analyze_json_gives_null_for_a_field_whose_rays_are_all_vignetted(tmp_path, capsys):
+    path = tmp_path / "tiny.zmx"
+    text = LENS.format(glass="N-BK7").replace("  CURV -0.005\n", "  CURV -0.005\n  CLAP 0 0.05 0\n")
+    path.write_text(text)
+    assert main(["analyze", str(path), "--json", "--rings", "2"]) == 0
+    spots = json.loads(capsys.readouterr().out)["spot"]
+    assert spots[-1]["rms_radius_chief"] is None and spots[-1]["n_invalid"] == spots[-1]["n_rays"]

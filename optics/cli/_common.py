@@ -68,6 +68,8 @@ def load_lens(path, glass_fallback=None):
 
 def json_number(value):
     """A float for JSON, or None where it is not finite (JSON has no NaN/inf)."""
+    if value is None:  # e.g. the RMS of a spot whose every ray was vignetted
+        return None
     value = float(be.item(value))
     return value if math.isfinite(value) else None
 

@@ -13,9 +13,11 @@ from __future__ import annotations
 import codecs
 import math
 
+from ... import backend as be
 from ..._glass_catalog import UnknownGlassError, resolve
 from ...errors import LensFileError
 from ...paraxial import paraxial
+from ...surfaces import media
 from .._serialize import optic_to_dict
 from . import _freeforms
 
@@ -80,9 +82,11 @@ def _aperture(optic, aperture, source):
         return f"ENPD {_num(value)}"
     if kind == "object_na":
         return f"OBNA {_num(value)} 0"
-    if optic.object_at_infinity:
+    medium = media(optic.surfaces)[-2][0]
+    in_air = float(medium.index(be.asarray(optic.primary_wavelength))) == 1.0
+    if optic.object_at_infinity and in_air:  # there OpticStudio's FNUM is ours
         return f"FNUM {_num(value)} 0"
-    # A finite-conjugate image_fno is the paraxial working F/#: write the EPD it implies.
+    # Elsewhere our F/# (1 / 2|n'u'|) is not OpticStudio's EFL / EPD: write the EPD.
     return f"ENPD {_num(float(paraxial(optic).epd))}"
 
 
