@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -76,3 +78,27 @@ def test_the_optical_path_to_the_focus_is_the_same_for_every_ray():
 def test_a_zero_focal_length_is_an_error():
     with pytest.raises(optics.LensFileError, match=r"surface 1: key 'focal_length' must be"):
         _lens(0.0)
+
+
+def test_the_image_height_and_its_focal_length_derivative_on_both_backends(backend):
+    # A ray at angle theta entering at height h reaches the plane d behind the lens at
+    # y = h + d (tan(theta) - h / f): dy/df = d h / f^2.
+    from optics import backend as be
+
+    theta, h, d, f = 5.0, 4.0, 60.0, 50.0
+    optic = _lens(f, image_distance=d)
+    geometry = optic.surfaces[1].geometry
+    geometry.focal_length = be.parameter(be.asarray(f))
+    py = h / 10.0  # EPD 20: pupil coordinate 0.4 is height 4 at the lens (the stop)
+    ray = optics.trace_rays(optic, 0.0, theta / 10.0, 0.0, py)
+    expected = h + d * (math.tan(math.radians(theta)) - h / f)
+    assert float(be.item(ray.y)) == pytest.approx(expected, abs=1e-12)
+    if be.requires_grad(ray.y):  # torch: autograd through the bend
+        ray.y.backward()
+        assert float(geometry.focal_length.grad) == pytest.approx(d * h / f**2, rel=1e-12)
+    for step in (1e-4, 5e-5):  # central differences at two steps
+        ys = []
+        for sign in (1, -1):
+            geometry.focal_length = f + sign * step
+            ys.append(float(be.item(optics.trace_rays(optic, 0.0, theta / 10.0, 0.0, py).y)))
+        assert (ys[0] - ys[1]) / (2 * step) == pytest.approx(d * h / f**2, rel=1e-6)

@@ -49,17 +49,15 @@ class IdealLens(Standard):
         """Directions after the lens at local hit points (x, y); see the module docstring."""
         f = self.focal_length
         along = be.abs(N)
-        sign = be.where(N < 0, -1.0, 1.0)
         tx = (n_before * (L / along) - x / f) / n_after
         ty = (n_before * (M / along) - y / f) / n_after
         scale = 1.0 / be.sqrt(tx * tx + ty * ty + 1.0)
-        return tx * scale, ty * scale, sign * scale
+        return tx * scale, ty * scale, be.copysign(scale, N)
 
     def path_change(self, x, y):
         """The thin-lens phase added to the optical path at (x, y), mm."""
         f = self.focal_length
-        root = be.sqrt(x * x + y * y + f * f)
-        return f - (root if be.item(f) > 0 else -root)
+        return f - be.copysign(be.sqrt(x * x + y * y + f * f), f + 0.0 * x)
 
     @classmethod
     def from_spec(cls, spec, where):
