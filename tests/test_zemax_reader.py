@@ -374,3 +374,22 @@ def test_a_q_type_asphere_is_refused_with_the_reason(tmp_path):
     text = SINGLET.format(unit="MM").replace("TYPE EVENASPH", "TYPE QED_TYPE")
     with pytest.raises(LensFileError, match=r"surface 2: surface type QED_TYPE is a Q-type"):
         _load(_write(tmp_path, text))
+
+
+def test_a_coordinate_break_tilt_is_differentiable(tmp_path, torch_backend):
+    from optics import backend as be
+
+    optic = _breaks(tmp_path, order=0, dx=0.5, dy=0.2, rx=2.0, ry=-1.0, rz=3.0)
+    cb = optic.surfaces[2]
+
+    def image_y(rx):
+        cb.tilt = (rx, -1.0, 3.0)
+        return optics.trace_rays(optic, 0.0, 0.0, 0.3, 0.6).y
+
+    rx = be.parameter(be.asarray(2.0))
+    y = image_y(rx)
+    y.backward()
+    with be.no_grad():
+        for step in (1e-4, 5e-5):
+            fd = (float(image_y(2.0 + step)) - float(image_y(2.0 - step))) / (2 * step)
+            assert abs(fd) > 1e-3 and float(rx.grad) == pytest.approx(fd, rel=1e-6)
