@@ -370,26 +370,16 @@ def test_zernike_sag_surfaces_keep_their_ordering_and_scale_with_the_unit(tmp_pa
     np.testing.assert_allclose(surface.coefficients, [0.0, 1e-2, -2e-2, 5e-3], rtol=1e-15)
 
 
-def test_a_q_type_asphere_is_refused_with_the_reason(tmp_path):
-    text = SINGLET.format(unit="MM").replace("TYPE EVENASPH", "TYPE QED_TYPE")
-    with pytest.raises(LensFileError, match=r"surface 2: surface type QED_TYPE is a Q-type"):
+def test_a_q_type_asphere_of_another_kind_is_refused(tmp_path):
+    text = SINGLET.format(unit="MM").replace("TYPE EVENASPH", "TYPE QED_TYPE\n  XDAT 1 1")
+    with pytest.raises(LensFileError, match=r"surface 2: QED_TYPE of kind 1 \(XDAT 1\)"):
         _load(_write(tmp_path, text))
 
 
-def test_a_coordinate_break_tilt_is_differentiable(tmp_path, torch_backend):
-    from optics import backend as be
-
-    optic = _breaks(tmp_path, order=0, dx=0.5, dy=0.2, rx=2.0, ry=-1.0, rz=3.0)
-    cb = optic.surfaces[2]
-
-    def image_y(rx):
-        cb.tilt = (rx, -1.0, 3.0)
-        return optics.trace_rays(optic, 0.0, 0.0, 0.3, 0.6).y
-
-    rx = be.parameter(be.asarray(2.0))
-    y = image_y(rx)
-    y.backward()
-    with be.no_grad():
-        for step in (1e-4, 5e-5):
-            fd = (float(image_y(2.0 + step)) - float(image_y(2.0 - step))) / (2 * step)
-            assert abs(fd) > 1e-3 and float(rx.grad) == pytest.approx(fd, rel=1e-6)
+def test_a_q_type_asphere_reads_as_qbfs_scaled_to_mm(tmp_path):
+    xdat = "  XDAT 1 0\n  XDAT 2 2\n  XDAT 3 2.5\n  XDAT 4 -0.08\n  XDAT 5 0.01"
+    text = SINGLET.format(unit="CM").replace("TYPE EVENASPH", "TYPE QED_TYPE\n" + xdat)
+    surface = _load(_write(tmp_path, text)).surfaces[2].geometry
+    assert surface.type_name == "qbfs"
+    assert surface.norm_radius == 25.0
+    np.testing.assert_allclose(surface.terms, [-0.8, 0.1], rtol=1e-15)

@@ -10,14 +10,26 @@ the normalization radius R (a length), XDAT 3, 4 ... the coefficients (lengths).
   normalized (Standard) or Fringe-ordered (Fringe) Zernike terms: ``zernike``
   with ``ordering`` "noll" or "fringe".  Their even-asphere PARM terms must be 0.
 
-The term layout follows OpticStudio's manual; no corpus file holds one.
+* QED_TYPE (the Q-type asphere): XDAT 1 the kind (0: Q^bfs; others refused),
+  XDAT 2 the number of terms, XDAT 3 the normalization radius, XDAT 4 ... the
+  Q^bfs coefficients a_0, a_1 ... (lengths): ``qbfs``.  With our φ factor for
+  a conic base (docs/surfaces.md) the corpus's Thorlabs ASL5040-UV focuses a
+  collimated beam to 0.2 µm RMS at its design wavelength, and to 15 µm with
+  Forbes' sphere factor 1/√(1 − c²r²), so that is the convention the file uses.
+
+The XPOLYNOM and Zernike layouts follow OpticStudio's manual; no corpus file holds one.
 """
 
 from __future__ import annotations
 
 from ...errors import LensFileError
 
-KINDS = {"XPOLYNOM": "xy_polynomial", "SZERNSAG": "zernike", "FZERNSAG": "zernike"}
+KINDS = {
+    "XPOLYNOM": "xy_polynomial",
+    "SZERNSAG": "zernike",
+    "FZERNSAG": "zernike",
+    "QED_TYPE": "qbfs",
+}
 
 
 def xdat(block, where) -> dict:
@@ -28,6 +40,8 @@ def xdat(block, where) -> dict:
 def freeform(kind, block, params, where, scale, entry):
     """Fill ``entry`` (already holding radius, conic) for an extra-data surface."""
     extra = xdat(block, where)
+    if kind == "QED_TYPE":
+        return _q_type(extra, where, scale, entry)
     terms = int(extra.get(1, 0))
     radius = extra.get(2, 1.0) * scale
     values = [extra.get(3 + k, 0.0) * scale for k in range(terms)]
@@ -46,6 +60,23 @@ def freeform(kind, block, params, where, scale, entry):
         if kind == "FZERNSAG":
             entry["ordering"] = "fringe"
     return entry
+
+
+def _q_type(extra, where, scale, entry):
+    if extra.get(1, 0.0) != 0:
+        raise LensFileError(
+            f"{where}: QED_TYPE of kind {extra[1]:g} (XDAT 1): only Q^bfs (kind 0) is read"
+        )
+    terms = int(extra.get(2, 0))
+    entry["type"] = "qbfs"
+    entry["terms"] = [extra.get(4 + m, 0.0) * scale for m in range(terms)]
+    entry["norm_radius"] = extra.get(3, 1.0) * scale
+    return entry
+
+
+def q_type_xdat(spec) -> list:
+    """XDAT 1, 2, 3 ... of a qbfs surface: kind 0, the number of terms, R, the terms."""
+    return [0.0, float(len(spec["terms"])), spec["norm_radius"], *spec["terms"]]
 
 
 def _polynomial_rows(values, radius) -> list:

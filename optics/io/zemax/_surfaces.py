@@ -25,6 +25,7 @@ READ_TYPES = (
     "XPOLYNOM",
     "SZERNSAG",
     "FZERNSAG",
+    "QED_TYPE",
 )
 _REFUSED = {
     "DGRATING": "a diffraction grating",
@@ -37,8 +38,6 @@ _REFUSED = {
     "BINARY_1": "a binary optic (diffractive phase)",
     "BINARY_2": "a binary optic (diffractive phase)",
     "FRESNELS": "a Fresnel surface",
-    "QED_TYPE": "a Q-type asphere whose extra-data layout and conic convention optics could "
-    "not check against a reference",
 }
 _APERTURE_WARNINGS = {
     "OBSC": "a circular obscuration",

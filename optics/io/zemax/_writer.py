@@ -212,7 +212,7 @@ def _shape(spec, kind, where) -> list:
     elif kind == "paraxial":
         lines.append("TYPE PARAXIAL")
         params = [spec["focal_length"], 0.0]
-    elif kind in ("xy_polynomial", "zernike"):
+    elif kind in ("xy_polynomial", "zernike", "qbfs"):
         return _extra_data_shape(spec, kind, where, radius, conic)
     else:
         raise LensFileError(f"{where}: surface type {kind!r} has no .zmx equivalent optics writes")
@@ -225,6 +225,12 @@ def _shape(spec, kind, where) -> list:
 
 def _extra_data_shape(spec, kind, where, radius, conic) -> list:
     """XPOLYNOM (norm radius 1) or SZERNSAG/FZERNSAG lines."""
+    if kind == "qbfs":
+        lines = ["TYPE QED_TYPE", f'CURV {_num(curvature_for(radius))} 0 0 0 0 ""']
+        if conic != 0:
+            lines.append(f"CONI {_num(conic)}")
+        extra = _freeforms.q_type_xdat(spec)
+        return lines + [f'XDAT {i} {_num(v)} 0 0 1 0 0 ""' for i, v in enumerate(extra, start=1)]
     if kind == "xy_polynomial":
         lines = ["TYPE XPOLYNOM"]
         values = _freeforms.polynomial_terms(spec["coefficients"], where)
