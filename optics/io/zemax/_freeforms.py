@@ -14,8 +14,8 @@ the normalization radius R (a length), XDAT 3, 4 ... the coefficients (lengths).
   XDAT 2 the number of terms, XDAT 3 the normalization radius, XDAT 4 ... the
   Q^bfs coefficients a_0, a_1 ... (lengths): ``qbfs``.  With our φ factor for
   a conic base (docs/surfaces.md) the corpus's Thorlabs ASL5040-UV focuses a
-  collimated beam to 0.2 µm RMS at its design wavelength, and to 15 µm with
-  Forbes' sphere factor 1/√(1 − c²r²), so that is the convention the file uses.
+  collimated beam to 0.2 µm RMS at its design wavelength, but to no focus at
+  all (over 15 mm) with Forbes' sphere factor 1/√(1 − c²r²): the file uses ours.
 
 The XPOLYNOM and Zernike layouts follow OpticStudio's manual; no corpus file holds one.
 """
