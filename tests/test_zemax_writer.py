@@ -51,10 +51,14 @@ def test_written_files_are_utf16_le_with_a_bom_and_crlf():
 @pytest.mark.parametrize("sample", ["cooke_triplet", "double_gauss", "singlet", "achromat"])
 def test_samples_round_trip_through_zmx(sample):
     optic = optics.load(sample)
-    before, after = (
-        optic_to_dict(optic),
-        optic_to_dict(loads(encode(dumps(optic)), "sample.zmx")),
-    )
+    before = optic_to_dict(optic)
+    if "optimize" in before:  # the singlet's [optimize] section: no .zmx form
+        with pytest.warns(ZemaxWarning, match=r"the \[optimize\] section has no .zmx form"):
+            text = dumps(optic)
+        del before["optimize"]
+    else:
+        text = dumps(optic)
+    after = optic_to_dict(loads(encode(text), "sample.zmx"))
     # A .zmx file holds curvatures: a radius no float curvature gives exactly (60.8 is
     # one) comes back within an ulp; everything else is exact.
     for a, b in zip(before["surfaces"], after["surfaces"]):
@@ -65,6 +69,7 @@ def test_samples_round_trip_through_zmx(sample):
 
 def test_a_tilted_surface_becomes_coordinate_breaks_that_trace_the_same(tmp_path):
     optic = optics.load("singlet")
+    optic.optimize = None  # no .zmx form
     optic.surfaces[2].decenter = (0.3, -0.2)
     optic.surfaces[2].tilt = (2.0, -1.0, 5.0)
     path = optics.save(optic, tmp_path / "tilted.zmx")
@@ -80,6 +85,7 @@ def test_a_tilted_surface_becomes_coordinate_breaks_that_trace_the_same(tmp_path
 def test_a_surface_zmx_cannot_hold_is_an_error_naming_it():
     optic = optics.load("singlet")
     data = optic_to_dict(optic)
+    data.pop("optimize", None)
     data["surfaces"][1].update(
         type="q2d", coefficients=[{"type": "a", "m": 0, "n": 0, "value": 1e-3}], norm_radius=9.0
     )
@@ -109,6 +115,7 @@ def test_a_radius_read_from_a_curvature_is_written_back_exactly(curvature):
 )
 def test_every_writable_surface_type_round_trips(surface):
     data = optic_to_dict(optics.load("singlet"))
+    data.pop("optimize", None)  # no .zmx form
     data["surfaces"][1] = dict(surface, thickness=4.0, material={"nd": 1.5, "vd": 60.0})
     optic = optics.io.optic_from_dict(data)
     again = loads(encode(dumps(optic)), "types.zmx")

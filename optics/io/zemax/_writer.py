@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import math
+import warnings
 
 from ... import backend as be
 from ..._glass_catalog import UnknownGlassError, resolve
@@ -20,6 +21,7 @@ from ...paraxial import paraxial
 from ...surfaces import media
 from .._serialize import optic_to_dict
 from . import _freeforms
+from ._glass import ZemaxWarning
 
 _HEADER = ("VERS 190513 80 123457 L123457", "MODE SEQ")
 _FIELD_CODES = {"angle": 0, "object_height": 1, "paraxial_image_height": 2, "real_image_height": 3}
@@ -28,6 +30,12 @@ _FIELD_CODES = {"angle": 0, "object_height": 1, "paraxial_image_height": 2, "rea
 def dumps(optic, source="<optic>") -> str:
     """The .zmx text of an Optic (str; :func:`encode` gives the bytes to write)."""
     data = optic_to_dict(optic)
+    if data.get("optimize"):
+        warnings.warn(
+            f"{source}: the [optimize] section has no .zmx form and is not written",
+            ZemaxWarning,
+            stacklevel=2,
+        )
     lines = list(_HEADER)
     if data.get("name"):
         lines.append(f"NAME {data['name']}")
