@@ -90,3 +90,60 @@ def fan(n: int = 21, axis: str = "y"):
 
 
 DISTRIBUTIONS = {"hexapolar": hexapolar, "grid": grid, "random": random}
+
+
+def gauss_pupil(rings: int = 16, arms: int | None = None):
+    """A pupil-area quadrature: Gauss–Legendre in s = ρ² times uniform angles.
+
+    Node (i, j) sits at ρ_i = sqrt(s_i) and θ_j = 2π (j + 1/2) / arms, where
+    s_i are the Gauss–Legendre nodes on [0, 1]; its weight is w_i / arms with
+    the Legendre weights w_i scaled to sum to 1, so ``sum(weights * f)`` is the
+    mean of f over the unit disk.  Because dA ∝ ds dθ, the rule is exact for
+    every polynomial of degree <= 4·rings − 2 in (x, y) whose angular harmonics
+    are below ``arms`` — a product of two Zernike terms up to radial degree
+    2·rings − 1, for instance — and converges fast for smooth wavefronts (no
+    rim-heavy ring count).
+
+    Parameters
+    ----------
+    rings : int
+        Radial Gauss–Legendre nodes (>= 1).
+    arms : int, optional
+        Angles per ring; ``4 * rings`` by default.
+
+    Returns
+    -------
+    px, py, weights : arrays, shape (rings * arms,)
+        Normalized pupil coordinates and area weights summing to 1.
+    """
+    if rings < 1:
+        raise ValueError(f"rings must be >= 1, not {rings}")
+    arms = 4 * rings if arms is None else arms
+    if arms < 1:
+        raise ValueError(f"arms must be >= 1, not {arms}")
+    nodes, legendre_weights = np.polynomial.legendre.leggauss(rings)
+    s = 0.5 * (nodes + 1.0)
+    radius = np.sqrt(s)[:, None]
+    angle = 2 * np.pi * (np.arange(arms) + 0.5) / arms
+    weights = np.repeat(0.5 * legendre_weights / arms, arms)
+    px = (radius * np.cos(angle)).ravel()
+    py = (radius * np.sin(angle)).ravel()
+    return be.asarray(px), be.asarray(py), be.asarray(weights)
+
+
+def square_grid(n: int):
+    """Cell centres of an n × n grid over [−1, 1]² (row-major, y slowest).
+
+    Returns
+    -------
+    px, py : arrays, shape (n * n,)
+        Reshape to (n, n) for a pupil image: axis 0 is y, axis 1 is x.
+    inside : bool array, shape (n * n,)
+        True for the centres inside the unit circle.
+    """
+    if n < 2:
+        raise ValueError(f"grid size must be >= 2, not {n}")
+    axis = -1.0 + (2.0 * np.arange(n) + 1.0) / n
+    gx, gy = np.meshgrid(axis, axis)
+    inside = gx**2 + gy**2 <= 1.0
+    return be.asarray(gx.ravel()), be.asarray(gy.ravel()), be.asarray(inside.ravel())

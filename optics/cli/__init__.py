@@ -26,6 +26,9 @@ _SUBCOMMANDS = (
     "optics.cli._demo",
     "optics.cli._gradcheck",
     "optics.cli._optimize",
+    "optics.cli._wavefront",
+    "optics.cli._mtf",
+    "optics.cli._psf",
     "optics.cli._convert",
 )
 

@@ -26,7 +26,8 @@ def register(subparsers):
         help="trace rays listed in a CSV file",
         description="Trace the rays of FILE.csv (header hx,hy,px,py and an optional wavelength "
         "column in micrometres; normalized field and pupil coordinates) through LENS and print "
-        "x, y, z (mm), L, M, N and valid at the image surface for each.",
+        "x, y, z (mm), L, M, N and valid at the image surface for each; --json adds "
+        "opd_waves, the OPD in waves against the field's chief ray and reference sphere.",
     )
     parser.add_argument(
         "lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name"
@@ -125,6 +126,7 @@ def _ray_value(text, key, path, line):
 def trace_csv_rows(optic, rows):
     """Trace the CSV rows in one batch; result dicts (coordinates None for invalid rays)."""
     from .. import backend as be
+    from ..analysis.opd import opd
     from ..trace import trace_rays
 
     if not rows:
@@ -135,12 +137,17 @@ def trace_csv_rows(optic, rows):
     rays = trace_rays(optic, column["hx"], column["hy"], column["px"], column["py"], wavelength)
     values = {k: be.to_numpy(getattr(rays, k)) for k in KEYS}
     valid = be.to_numpy(rays.valid)
+    waves, waves_valid = (
+        be.to_numpy(a) for a in opd(optic, *(column[k] for k in REQUIRED), wavelength)
+    )
     results = []
     for i, row in enumerate(rows):
         result = {**row, "wavelength": row.get("wavelength", primary)}
         for key in KEYS:
             result[key] = json_number(values[key][i]) if valid[i] else None
         result["valid"] = bool(valid[i])
+        # OPD against the ray's field's chief ray and reference sphere (docs/wavefront.md).
+        result["opd_waves"] = json_number(waves[i]) if waves_valid[i] else None
         results.append(result)
     return results
 
