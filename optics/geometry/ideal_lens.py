@@ -13,9 +13,13 @@ bundle of parallel rays (t fixed) meets in the plane at z = f n' from the
 lens at (f n t).  Its paraxial limit is n'u' = nu − y/f, power 1/f
 (``optical_power``), which optics.paraxial adds to the surface's own power.
 The optical path gains the thin-lens phase f − sign(f) √(x² + y² + f²) (mm),
-which makes the path to the focus of a collimated on-axis beam the same for
-every ray.  Rays traveling toward −z are bent the same way in their own
-direction of travel.
+which makes the path to the focus of a collimated beam the same for every
+ray.  It is exact only for collimated light entering the lens: at finite
+conjugates (a relay) a perfect lens's path depends on the object distance,
+which one ray does not know, so wavefront, PSF and MTF results of such a
+system are not those of a perfect lens (ray positions and directions are).
+Rays traveling toward −z are bent the same way in their own direction of
+travel.
 """
 
 from __future__ import annotations
