@@ -29,6 +29,7 @@ _SUBCOMMANDS = (
     "optics.cli._wavefront",
     "optics.cli._mtf",
     "optics.cli._psf",
+    "optics.cli._convert",
 )
 
 

@@ -98,7 +98,10 @@ def through_surface(surface, frame, rays, before, after, index, clip=True):
         valid = be.logical_and(valid, inside if clip is True else inside | ~clip)
     n_before = index(before)
     opd = rays.opd + n_before * t
-    if surface.is_mirror:
+    if getattr(geometry, "is_ideal_lens", False):  # type "paraxial": optics.geometry.ideal_lens
+        opd = opd + index(after) * geometry.path_change(x, y)
+        L, M, N = geometry.bend(x, y, L, M, N, n_before, index(after))
+    elif surface.is_mirror:
         nx, ny, nz = normal(x, y, z)
         L, M, N = reflect(L, M, N, nx, ny, nz)
     elif after is not before:
