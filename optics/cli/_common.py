@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import sys
+import warnings
+
+import numpy as np
 
 from .. import backend as be
 from ..errors import OpticsError
@@ -32,23 +36,121 @@ def backend_context(args):
     return be.using(getattr(args, "backend", None), precision=getattr(args, "precision", None))
 
 
-def load_lens(path):
-    """Load a lens file or built-in sample (errors are OpticsError)."""
-    from ..io import load
+def add_aiming_option(parser):
+    """Add --aiming paraxial|real (overrides the lens file's ``[aiming] mode``)."""
+    parser.add_argument(
+        "--aiming",
+        choices=["paraxial", "real"],
+        default=None,
+        help="ray aiming: 'paraxial' (pupil points on the paraxial entrance pupil) or 'real' "
+        "(on the stop); default: the lens file's [aiming] mode",
+    )
 
-    return load(path)
+
+def add_lens_options(parser):
+    """Add --glass-fallback (how a .zmx file's unknown glass is read) to a subcommand parser."""
+    parser.add_argument(
+        "--glass-fallback",
+        choices=["model"],
+        default=None,
+        help=".zmx files: a glass missing from the glass database becomes the model glass "
+        "(nd, vd) written on its GLAS line, with a warning (default: an error)",
+    )
+
+
+def load_lens(path, aiming=None, glass_fallback=None):
+    """Load a lens file or built-in sample (errors are OpticsError).
+
+    ``aiming`` overrides the lens's ``[aiming] mode``; ``glass_fallback`` is
+    passed to the .zmx reader.
+
+    Warnings about a .zmx file (optics.io.zemax.ZemaxWarning) are printed to
+    stderr as one line each: ``optics: warning: ...``.
+    """
+    from ..io import load
+    from ..io.zemax import ZemaxWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ZemaxWarning)
+        optic = load(path, glass_fallback=glass_fallback)
+    for warning in caught:
+        if issubclass(warning.category, ZemaxWarning):
+            print(f"optics: warning: {warning.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+    if aiming is not None:
+        optic.aiming = aiming
+    return optic
 
 
 def json_number(value):
-    """A float for JSON, or None where it is not finite (JSON has no NaN/inf)."""
+    """A float for JSON, or None where it is not finite (JSON has no NaN/inf) or missing."""
+    if value is None:
+        return None
     value = float(be.item(value))
     return value if math.isfinite(value) else None
 
 
+def json_safe(value):
+    """``value`` with every non-finite float (NaN, ±inf) replaced by None, recursively."""
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if getattr(value, "dtype", None) is not None and getattr(value, "ndim", 0) == 0:
+        kind = np.asarray(be.to_numpy(value)).dtype.kind
+        if kind == "b":
+            return bool(be.to_numpy(value))
+        if kind in "iu":
+            return int(be.to_numpy(value))
+    return json_number(value)  # a float scalar of NumPy or the backend
+
+
 def print_json(obj):
-    """Print exactly one JSON object on stdout."""
-    json.dump(obj, sys.stdout, indent=1, allow_nan=False)
-    sys.stdout.write("\n")
+    """Print exactly one JSON object on stdout: built completely first, then written at once.
+
+    A failure while building it (or a non-finite number, which becomes null)
+    therefore never leaves half a document on stdout.
+    """
+    text = json.dumps(json_safe(obj), indent=1, allow_nan=False)
+    sys.stdout.write(text + "\n")
+
+
+MAX_RINGS = 500
+"""Most hexapolar rings an option accepts (3R(R+1) + 1 = 751,501 rays per spot)."""
+
+
+def positive_int(text):
+    """argparse type: an integer >= 1."""
+    return _bounded_int(text, 1)
+
+
+def rings_option(text):
+    """argparse type of --rings: an integer from 1 to :data:`MAX_RINGS`."""
+    return _bounded_int(text, 1, MAX_RINGS)
+
+
+def nonnegative_int(text):
+    """argparse type: an integer >= 0 (e.g. --steps)."""
+    return _bounded_int(text, 0)
+
+
+def _bounded_int(text, lowest, highest=None):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
+    if value < lowest:
+        raise argparse.ArgumentTypeError(f"must be at least {lowest}, not {value}")
+    if highest is not None and value > highest:
+        raise argparse.ArgumentTypeError(f"must be at most {highest}, not {value}")
+    return value
 
 
 def table(headers, rows) -> str:

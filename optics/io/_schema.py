@@ -13,20 +13,51 @@ import math
 import numbers
 from collections.abc import Mapping
 
+from ..apertures import APERTURE_SHAPES, SHAPE_KEYS, ClearAperture
 from ..errors import ConfigurationError, LensFileError, OpticsError
 from ..geometry import GEOMETRY_TYPES
 from ..materials import material_from_spec
 from ..surfaces import Surface
-from ..system import APERTURE_TYPES, FIELD_TYPES, Aperture, Fields, Optic, Wavelengths
+from ..system import (
+    AIMING_MODES,
+    APERTURE_TYPES,
+    FIELD_TYPES,
+    Aperture,
+    Fields,
+    Optic,
+    Wavelengths,
+)
 
-TOP_LEVEL_KEYS = ("name", "aperture", "fields", "wavelengths", "surfaces", "optimize", "tolerance")
+TOP_LEVEL_KEYS = (
+    "name",
+    "aperture",
+    "fields",
+    "wavelengths",
+    "surfaces",
+    "optimize",
+    "aiming",
+    "tolerance",
+)
 APERTURE_KEYS = ("type", "value")
-FIELD_KEYS = ("type", "values")
+FIELD_KEYS = ("type", "values", "object_telecentric")
 WAVELENGTH_KEYS = ("values", "primary")
-SURFACE_KEYS = ("type", "thickness", "material", "semi_diameter", "decenter", "tilt", "stop")
+AIMING_KEYS = ("mode",)
+SURFACE_KEYS = (
+    "type",
+    "thickness",
+    "material",
+    "semi_diameter",
+    "decenter",
+    "tilt",
+    "stop",
+    "aperture",
+    "obscuration",
+)
 """Keys every surface type accepts; each geometry type adds its own ``spec_keys``."""
 
 DEFAULT_SURFACE_TYPE = "standard"
+MAX_THICKNESS = 1e12
+"""Largest finite thickness and decenter, mm (1000 km): beyond, ray squares overflow."""
 DEFAULT_WAVELENGTH = 0.5875618  # the helium d line, µm
 _REQUIRED = object()
 
@@ -63,6 +94,8 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
     fields = _fields(_section(data, "fields", source), f"{source}: fields")
     wavelengths = _wavelengths(_section(data, "wavelengths", source), f"{source}: wavelengths")
     surfaces = _surfaces(data.get("surfaces"), source)
+    _check_finite_conjugate(aperture, fields, surfaces, source)
+    aiming = _aiming(_section(data, "aiming", source), f"{source}: aiming")
     optimize = data.get("optimize")
     if optimize is not None:
         if not isinstance(optimize, Mapping):
@@ -83,6 +116,7 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
             wavelengths,
             name=name,
             optimize=optimize,
+            aiming=aiming,
             tolerance=tolerance,
         )
     except ConfigurationError as exc:
@@ -90,6 +124,20 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
 
 
 # --- sections --------------------------------------------------------------------------
+
+
+def _check_finite_conjugate(aperture, fields, surfaces, source):
+    """object_na and object_height need an object at a finite distance: say so at load."""
+    if math.isfinite(surfaces[0].thickness):
+        return
+    needs = (("aperture", aperture.type, "object_na"), ("fields", fields.type, "object_height"))
+    for section, kind, finite_only in needs:
+        if kind == finite_only:
+            raise LensFileError(
+                f"{source}: [{section}]: key 'type' = {kind!r} needs an object at a finite "
+                "distance, but surface 0 has thickness = inf (give the object distance in mm, "
+                f"or use {'epd or image_fno' if section == 'aperture' else 'angle'})"
+            )
 
 
 def _section(data, key, source, required=False):
@@ -156,6 +204,12 @@ def _fields(table, where) -> Fields:
                 )
     fields = Fields(kind, pairs)
     fields.y_only = y_only  # remembered so that saving writes the same form back
+    telecentric = table.get("object_telecentric", False)
+    if not isinstance(telecentric, bool):
+        raise LensFileError(
+            f"{where}: key 'object_telecentric' must be true or false, not {_describe(telecentric)}"
+        )
+    fields.object_telecentric = telecentric
     return fields
 
 
@@ -243,13 +297,23 @@ def _surface(entry, index, source) -> Surface:
             )
     else:
         thickness = real(entry, "thickness", where, default=0.0)
+    if math.isfinite(thickness) and abs(thickness) > MAX_THICKNESS:
+        raise LensFileError(
+            f"{where}: key 'thickness' = {thickness!r} mm is beyond the ±{MAX_THICKNESS:g} mm "
+            "that a trace can carry; use inf for an object at infinity"
+        )
     semi_diameter = entry.get("semi_diameter")
     if semi_diameter is not None:
         semi_diameter = real(entry, "semi_diameter", where, positive=True)
     stop = entry.get("stop", False)
     if not isinstance(stop, bool):
         raise LensFileError(f"{where}: key 'stop' must be true or false, not {_describe(stop)}")
+    obscuration = entry.get("obscuration")
+    if obscuration is not None:
+        obscuration = real(entry, "obscuration", where, positive=True)
     return Surface(
+        aperture=_clear_aperture(entry.get("aperture"), where),
+        obscuration=obscuration,
         geometry=_geometry(cls, entry, where),
         thickness=thickness,
         material=material_from_spec(entry.get("material", "air"), where=where),
@@ -258,6 +322,30 @@ def _surface(entry, index, source) -> Surface:
         tilt=_vector(entry, "tilt", 3, where),
         is_stop=stop,
     )
+
+
+def _aiming(table, where) -> str:
+    if table is None:
+        return "paraxial"
+    check_keys(table, AIMING_KEYS, where)
+    return _choice(table, "mode", AIMING_MODES, where)
+
+
+def _clear_aperture(table, where):
+    """A surface's ``aperture`` table as a ClearAperture (None when absent)."""
+    if table is None:
+        return None
+    where = f"{where}: aperture"
+    if not isinstance(table, Mapping):
+        raise LensFileError(f"{where} must be a table, not {_describe(table)}")
+    shape = _choice(table, "shape", APERTURE_SHAPES, where)
+    check_keys(table, ("shape", "decenter") + SHAPE_KEYS[shape], where)
+    sizes = tuple(real(table, key, where, positive=key != "inner") for key in SHAPE_KEYS[shape])
+    decenter = _vector(table, "decenter", 2, where) or (0.0, 0.0)
+    try:
+        return ClearAperture(shape, sizes, decenter)
+    except ConfigurationError as exc:
+        raise LensFileError(f"{where}: {exc}") from exc
 
 
 def _check_surface_keys(entry, cls, where):
@@ -303,7 +391,13 @@ def _vector(entry, key, length, where):
     ):
         unit = "[dx, dy] in mm" if length == 2 else "[rx, ry, rz] in degrees"
         raise LensFileError(f"{where}: key '{key}' must be a list {unit}, not {value!r}")
-    return tuple(_finite(v, key, where) for v in value)
+    values = tuple(_finite(v, key, where) for v in value)
+    if length == 2 and any(abs(v) > MAX_THICKNESS for v in values):
+        raise LensFileError(
+            f"{where}: key '{key}' = {list(values)!r} mm is beyond the ±{MAX_THICKNESS:g} mm "
+            "that a trace can carry"
+        )
+    return values
 
 
 # --- values ----------------------------------------------------------------------------

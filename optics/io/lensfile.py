@@ -19,7 +19,8 @@ from pathlib import Path
 
 from .._version import __version__
 from ..errors import LensFileError
-from . import _toml_writer
+from . import _toml_writer, zemax
+from ._parse import check_tree, json_loads, parse
 from ._schema import optic_from_dict
 from ._serialize import optic_to_dict
 
@@ -30,7 +31,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 __all__ = ["load", "save", "optic_from_dict", "optic_to_dict", "loads", "dumps"]
 
-FORMATS = {".toml": "toml", ".json": "json"}
+FORMATS = {".toml": "toml", ".json": "json", ".zmx": "zmx"}
 # JSON has no infinity: these strings stand for one (and "Infinity" tokens are read too).
 _JSON_INFINITIES = {
     "inf": math.inf,
@@ -45,16 +46,19 @@ _JSON_NAME_KEYS = frozenset({"name", "type", "material", "catalog"})
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 
-def load(path_or_name):
+def load(path_or_name, *, glass_fallback=None):
     """Read a lens file, or a built-in sample by name, into an Optic.
 
     Parameters
     ----------
     path_or_name : str or os.PathLike
-        A ``.toml`` or ``.json`` lens file, or a sample name such as
+        A ``.toml``, ``.json`` or Zemax ``.zmx`` lens file, or a sample name such as
         ``"cooke_triplet"`` (see :func:`optics.samples.names`).  A bare name
         without an extension is a sample; ``"cooke_triplet.toml"`` is the file
         of that name when it exists and the sample otherwise.
+    glass_fallback : None or "model"
+        .zmx files only: with "model", a glass the database lacks becomes the
+        model glass (nd, vd) on its GLAS line, with a warning (docs/zemax.md).
 
     Returns
     -------
@@ -69,12 +73,14 @@ def load(path_or_name):
     """
     path, source = _resolve(path_or_name)
     fmt = _format(path, source)
+    if fmt == "zmx":
+        return zemax.load(path, glass_fallback=glass_fallback)
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise LensFileError(f"{source}: cannot read the lens file: {exc.strerror or exc}") from exc
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte-order mark (as Excel writes) is skipped
     except UnicodeDecodeError as exc:
         raise LensFileError(f"{source}: not UTF-8 text (byte {exc.start}: {exc.reason})") from exc
     return optic_from_dict(loads(text, fmt, source), source)
@@ -105,6 +111,14 @@ def save(optic, path) -> Path:
     path = Path(path)
     source = str(path)
     fmt = _format(path, source)
+    if fmt == "zmx":
+        raw = zemax.encode(zemax.dumps(optic, source))
+        try:
+            zemax.loads(raw, source)
+        except LensFileError as exc:
+            raise LensFileError(f"not saved, because the file would not load back: {exc}") from exc
+        _write_atomically(path, raw, source)
+        return path
     data = optic_to_dict(optic)
     text = dumps(data, fmt, source)
     # Never write what cannot be read back: the text must load as an optic again.
@@ -116,30 +130,54 @@ def save(optic, path) -> Path:
     return path
 
 
+def check_output_path(path) -> Path:
+    """Raise LensFileError unless :func:`save` could write ``path``; nothing is written.
+
+    For commands that must refuse a bad output before long work: the extension
+    must be ``.toml`` or ``.json``, the folder must exist and be writable, and
+    the path must not be a folder.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
+    path = Path(path)
+    source = str(path)
+    _format(path, source)
+    folder = Path(os.path.realpath(path)).parent
+    if path.is_dir():
+        raise LensFileError(f"{source}: is a folder, not a lens file name")
+    if not folder.is_dir():
+        raise LensFileError(f"{source}: cannot write the lens file: no folder {folder}")
+    if not os.access(folder, os.W_OK):
+        raise LensFileError(f"{source}: cannot write the lens file: folder {folder} is read-only")
+    return path
+
+
 def loads(text: str, fmt: str, source: str = "<string>") -> dict:
     """Parse lens-file text (``fmt`` "toml" or "json") into lens-file data (a dict).
 
     JSON strings ``"inf"`` and ``"-inf"`` become infinities, except as values
-    of the keys ``name``, ``type``, ``material`` and ``catalog``.
+    of the keys ``name``, ``type``, ``material`` and ``catalog``.  A JSON
+    object with a repeated key, arrays or tables nested deeper than
+    :data:`optics.io._parse.MAX_DEPTH`, and integers too large for a float are refused
+    (TOML refuses repeated keys itself).
     """
+    if text.startswith("\ufeff"):
+        text = text[1:]
     if fmt == "toml":
-        try:
-            return tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise LensFileError(f"{source}: {_toml_error(exc)}") from exc
-    if fmt == "json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise LensFileError(
-                f"{source}: line {exc.lineno}, column {exc.colno}: JSON syntax error: {exc.msg}"
-            ) from exc
+        data = parse(tomllib.loads, tomllib.TOMLDecodeError, _toml_error, text, source)
+    elif fmt == "json":
+        data = parse(json_loads, json.JSONDecodeError, _json_error, text, source)
         if not isinstance(data, dict):
             raise LensFileError(
                 f"{source}: a JSON lens file holds one object {{...}}, not a {type(data).__name__}"
             )
-        return _decode_infinities(data)
-    raise ValueError(f"unknown lens-file format {fmt!r}")
+    else:
+        raise ValueError(f"unknown lens-file format {fmt!r}")
+    check_tree(data, source)
+    return _decode_infinities(data) if fmt == "json" else data
 
 
 def dumps(data: Mapping, fmt: str, source: str = "<string>") -> str:
@@ -185,7 +223,8 @@ def _format(path: Path, source: str) -> str:
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise LensFileError(
-            f"{source}: unknown lens-file extension {path.suffix or '(none)'!r}; use .toml or .json"
+            f"{source}: unknown lens-file extension {path.suffix or '(none)'!r}; "
+            "use .toml or .json (or .zmx, a Zemax file)"
         )
     return fmt
 
@@ -196,8 +235,9 @@ def _write_atomically(path: Path, text: str, source: str):
     temporary = None
     try:
         fd, temporary = _create_temporary(target)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        data = text if isinstance(text, bytes) else text.encode("utf-8")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         if target.exists():
@@ -227,6 +267,10 @@ def _create_temporary(target: Path):
 
 
 # --- format details ---------------------------------------------------------------------
+
+
+def _json_error(exc) -> str:
+    return f"line {exc.lineno}, column {exc.colno}: JSON syntax error: {exc.msg}"
 
 
 def _toml_error(exc) -> str:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 
 from .. import backend as be
 from ..errors import ConfigurationError
+from ..trace import PupilAimWarning
 from .history import OptimizationResult, Recorder, StopCriteria
 from .scipy_driver import run_least_squares, run_minimize
 from .torch_driver import run_adam, run_lbfgs
@@ -76,6 +78,9 @@ def optimize(
     -------
     OptimizationResult
         With the history; the optic holds ``values_after`` as plain floats.
+        A KeyboardInterrupt (Ctrl-C) during the run ends it early: the result
+        then has ``interrupted`` True and the best point recorded so far
+        (the interrupt propagates only when no step was recorded yet).
 
     Raises
     ------
@@ -106,12 +111,24 @@ def optimize(
     recorder = Recorder(
         problem.physical, StopCriteria(steps, merit_tol, grad_tol), callback, progress
     )
+    interrupted = False
     try:
-        run(problem, recorder, **options)
+        # The start's report has warned about paraxial aiming already; the same
+        # warning from every merit evaluation of the run would only repeat it.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PupilAimWarning)
+            run(problem, recorder, **options)
+    except KeyboardInterrupt:
+        if not recorder.history.records:
+            raise  # nothing better than the start was seen
+        interrupted = True
+        recorder.message = f"interrupted after step {recorder.step}"
     finally:
         recorder.close()
     best = recorder.best_point()
-    after = problem.report(best)  # also leaves the optic at the best point
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PupilAimWarning)
+        after = problem.report(best)  # also leaves the optic at the best point
     return OptimizationResult(
         driver=driver,
         merit_before=merit_before,
@@ -124,4 +141,5 @@ def optimize(
         operands_after=after,
         history=recorder.history,
         message=recorder.message,
+        interrupted=interrupted,
     )

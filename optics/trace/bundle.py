@@ -22,8 +22,8 @@ from .. import backend as be
 from ..paraxial import ParaxialData, paraxial
 from ..rays import Rays
 from ..sampling import hexapolar
+from .aim import aiming_mode, launch, warn_if_off_centre
 from .compiled import propagate_compiled
-from .launch import launch_rays
 from .propagate import propagate
 from .real_image_height import field_parameters
 
@@ -97,6 +97,7 @@ def trace_bundle(
     rings: int = 6,
     compiled: bool = False,
     first_order: ParaxialData | None = None,
+    aiming: str | None = None,
 ) -> Bundle:
     """Trace every wavelength × field × pupil point of ``optic`` in one batch.
 
@@ -118,10 +119,18 @@ def trace_bundle(
         :mod:`optics.trace.compiled`); the chief rays trace eagerly.
     first_order : ParaxialData, optional
         ``paraxial(optic)`` when the caller has it already.
+    aiming : {"paraxial", "real"}, optional
+        Overrides the optic's ``[aiming] mode`` (see :mod:`optics.trace.aim`).
 
     Returns
     -------
     Bundle
+
+    Warns
+    -----
+    PupilAimWarning
+        Under paraxial aiming, once per call, when a field's chief ray crosses
+        the stop more than 1 % of the stop radius from its centre.
     """
     fields = tuple(optic.fields.normalized() if fields is None else fields)
     wavelengths = tuple(optic.wavelengths.values if wavelengths is None else wavelengths)
@@ -133,19 +142,26 @@ def trace_bundle(
     qx, qy = field_parameters(optic, hx, hy, first_order)
     n_pupil = be.size(px)
     zero = be.zeros_like(px[:1])
+    paraxial_aim = aiming_mode(optic, aiming) == "paraxial"
+    probe = optic.stop_index if paraxial_aim and not optic.fields.object_telecentric else None
+    common = dict(first_order=first_order, q=(qx, qy), wavelengths=wavelengths, aiming=aiming)
     if compiled:
-        rays = _trace(optic, first_order, (qx, qy), (px, py), wavelengths, compiled=True)
-        both = _trace(optic, first_order, (qx, qy), (zero, zero), wavelengths)
-        chief = _trace(optic, first_order, (qx, qy), (zero, zero), wavelengths, clip=False)
+        rays, _ = _trace(optic, pupil=(px, py), compiled=True, **common)
+        both, _ = _trace(optic, pupil=(zero, zero), **common)
+        chief, at_stop = _trace(optic, pupil=(zero, zero), clip=False, probe=probe, **common)
         chief, clipped = _take(chief, 0), _take(both, 0)
+        at_stop = None if at_stop is None else _take(at_stop, 0)
     else:
         # Pupil rays, the chief clipped and the chief with apertures open: one batch.
         samples = (be.concatenate([px, zero, zero]), be.concatenate([py, zero, zero]))
         clip = np.ones(n_pupil + 2, dtype=bool)
         clip[-1] = False
-        traced = _trace(optic, first_order, (qx, qy), samples, wavelengths, clip=be.asarray(clip))
+        traced, at_stop = _trace(optic, pupil=samples, clip=be.asarray(clip), probe=probe, **common)
         rays = _reshaped(traced, lambda v: v[..., :n_pupil])
         clipped, chief = _take(traced, n_pupil), _take(traced, n_pupil + 1)
+        at_stop = None if at_stop is None else _take(at_stop, n_pupil + 1)
+    if at_stop is not None:
+        warn_if_off_centre(optic, fields, at_stop, first_order)
     primary = optic.wavelengths.primary_value
     return Bundle(
         rays=rays,
@@ -162,23 +178,33 @@ def trace_bundle(
     )
 
 
-def _trace(optic, first_order, q, pupil, wavelengths, *, clip=True, compiled=False):
-    """Rays at the image for (W, F, P) = (wavelengths, fields, pupil samples)."""
+def _trace(
+    optic, first_order, q, pupil, wavelengths, *, clip=True, compiled=False, aiming, probe=None
+):
+    """Rays at the image for (W, F, P) = (wavelengths, fields, pupil samples).
+
+    Returns the rays and, with ``probe`` a surface index (eager traces only),
+    the rays just after that surface (else None).
+    """
     n_fields = be.size(q[0])
     qx, qy = (be.reshape(v, (1, n_fields, 1)) for v in q)
     px, py = (be.reshape(v, (1, 1, -1)) for v in pupil)
     wavelength = be.reshape(be.asarray(list(wavelengths)), (-1, 1, 1))
-    rays = launch_rays(optic, qx, qy, px, py, wavelength, first_order)
+    rays = launch(optic, qx, qy, px, py, wavelength, first_order, aiming=aiming)
     # Every surface type traces flat batches (n,): flatten, trace, restore.
     shape = (len(wavelengths), n_fields, be.size(pupil[0]))
     flat = _reshaped(rays, lambda v: be.reshape(be.broadcast_to(v, shape), (-1,)))
+    probed = None
     if compiled:
         traced = propagate_compiled(optic, flat)
     else:
         if clip is not True and clip is not False:
             clip = be.reshape(be.broadcast_to(be.reshape(clip, (1, 1, -1)), shape), (-1,))
-        traced = propagate(optic, flat, clip=clip)
-    return _reshaped(traced, lambda v: be.reshape(v, shape))
+        traced = propagate(optic, flat, clip=clip, probe=probe)
+        if probe is not None:
+            traced, probed = traced
+            probed = _reshaped(probed, lambda v: be.reshape(v, shape))
+    return _reshaped(traced, lambda v: be.reshape(v, shape)), probed
 
 
 def _take(rays, index):
