@@ -5,7 +5,14 @@ from __future__ import annotations
 import math
 import sys
 
-from ._common import UsageError, json_number, load_lens, print_json, table
+from ._common import (
+    UsageError,
+    add_aiming_option,
+    json_number,
+    load_lens,
+    print_json,
+    table,
+)
 
 
 def register(subparsers):
@@ -87,6 +94,7 @@ def register(subparsers):
         default=None,
         help="write the Monte Carlo histogram and cumulative probability (needs matplotlib)",
     )
+    add_aiming_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
 
@@ -100,7 +108,7 @@ def run(args):
     autodiff = "torch" if "torch" in be.available_backends() else "numpy"
     derivative_backend = args.backend or autodiff
     with be.using(backend):
-        optic = load_lens(args.lens)
+        optic = load_lens(args.lens, aiming=args.aiming)
         section = read_section(optic.tolerance, where)
         trials, seed, threshold = _monte_carlo_settings(args, section)
         model = ToleranceModel(optic, section, where)

@@ -9,7 +9,9 @@ is plain data (it pickles), so Dask workers receive it whole.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import warnings
 
 import numpy as np
 
@@ -17,6 +19,7 @@ from .. import backend as be
 from ..errors import LensFileError, OpticsError
 from ..optimize import Merit, MeritContext, Problem, optimize
 from ..params import get_param
+from ..trace import PupilAimWarning
 from ._perturb import bind
 from ._section import ToleranceSection, read_section
 
@@ -166,20 +169,36 @@ class ToleranceModel:
         """
         values = [float(v) for v in np.asarray(values, dtype=float)]
         try:
-            optic = self.perturbed(values)
-            if compensate:
-                value = self.compensate(optic)
-                if value is not None:
-                    return value
-            with be.no_grad():
-                return float(be.item(self.criterion(optic)))
+            with quiet_aiming():
+                return self._evaluate(values, compensate)
         except OpticsError:
             return float("nan")
+
+    def _evaluate(self, values, compensate):
+        optic = self.perturbed(values)
+        if compensate:
+            value = self.compensate(optic)
+            if value is not None:
+                return value
+        with be.no_grad():
+            return float(be.item(self.criterion(optic)))
 
     def nominal_value(self) -> float:
         """The criterion of the (compensated) nominal design."""
         with be.no_grad():
             return float(be.item(self.criterion(self.nominal)))
+
+
+@contextlib.contextmanager
+def quiet_aiming():
+    """Silence :class:`~optics.trace.PupilAimWarning` (perturbed lenses would repeat it).
+
+    The nominal lens warns once, when the model is built; every perturbed
+    copy is aimed the same way, with numbers that differ a little per trial.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PupilAimWarning)
+        yield
 
 
 def _unique(labelled) -> list:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend as be
+from ._model import quiet_aiming
 
 #: Central-difference step: this fraction of each tolerance half-width (error ~ h²).
 FD_STEP_FRACTION = 1e-3
@@ -73,7 +74,7 @@ def sensitivity(model, *, derivative_backend=None) -> Sensitivity:
     Sensitivity
     """
     nominal = model.nominal_value()
-    with be.using(derivative_backend):
+    with be.using(derivative_backend), quiet_aiming():
         derivatives = derivatives_at_nominal(model)
     rows = []
     for k, (label, width) in enumerate(zip(model.labels, model.half_widths)):
