@@ -83,13 +83,46 @@ def test_corpus_rays_match_optiland(name):
     ]
     # A few files lose the pupil's rim at the outer fields in both codes (rays miss).
     assert len(rays) >= (3 if name == "optiland-lens_floa.zmx" else 6)
+    # The references were traced with paraxial aiming: override the file's RAIM mode
+    # (on the optic, so that a real-image-height field is solved with it too).
+    optic.aiming = "paraxial"
     traced = optics.trace_rays(
         optic, *(np.array([r[k] for r in rays]) for k in ("hx", "hy", "px", "py"))
     )
+    # A ray blocked by a clear aperture (CLAP, FLAP, and in optics also OBSC, SQAP, ELAP
+    # and decentered ones, which Optiland does not read) is flagged invalid but traced on
+    # to the image in both codes, so every ray's path is compared.
     for key in "xyzLMN":
         expected = np.array([r[key] for r in rays])
         got = np.asarray(getattr(traced, key))
         np.testing.assert_allclose(got, expected, rtol=TOLERANCE, atol=TOLERANCE, err_msg=key)
+
+
+# Files with RAIM on (1 or 2: our real aiming), traced with their own mode.
+REAL_AIMED = (
+    "kbg-DoubleGauss.zmx",
+    "rayoptics-US00583336-2-scaled.zmx",
+    "kbg-MicroscopeObjective.zmx",
+)
+
+
+@pytest.mark.parametrize("name", REAL_AIMED)
+def test_real_aimed_corpus_chief_rays_pass_the_stop_centre(name):
+    entry = REFERENCE[name]
+    optic = _load(name, entry["glass_fallback"])
+    assert optic.aiming == "real"
+    hy = np.array([0.0, 0.7, 1.0, 0.0, 0.7, 1.0])
+    px = np.zeros(6)
+    py = np.array([0.0, 0.0, 0.0, 1.0, 1.0, 1.0])
+    path = optics.trace_rays(optic, 0.0 * hy, hy, px, py, record=True)
+    stop = optic.stop_index
+    frame = surface_frames(optic.surfaces)[stop]
+    at_stop = path[stop]
+    x, y = frame.to_local(at_stop.x, at_stop.y, at_stop.z, at_stop.L, at_stop.M, at_stop.N)[:2]
+    assert np.all(np.asarray(path[-1].valid)[:3])
+    np.testing.assert_allclose(np.asarray(x)[:3], 0.0, atol=TOLERANCE)
+    np.testing.assert_allclose(np.asarray(y)[:3], 0.0, atol=TOLERANCE)
+    assert np.all(np.isfinite(np.asarray(path[-1].y)))
 
 
 @pytest.mark.parametrize("name", _with_rays())
