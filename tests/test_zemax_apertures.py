@@ -231,3 +231,15 @@ def test_telecentric_flag_optics_cannot_honour_warns_naming_ftyp(field_type, ape
     with pytest.warns(ZemaxWarning, match=rf"FTYP: telecentric object space .*{reason}"):
         optic = loads(_finite(field_type=field_type, aperture=aperture).encode(), "lens.zmx")
     assert not optic.fields.object_telecentric
+
+
+def test_real_aiming_without_a_stop_radius_stays_paraxial_with_a_warning():
+    # The on-axis ray at the pupil edge (6 mm) misses the first surface (R = 5 mm), so
+    # real aiming's stop radius is undefined.
+    text = _text("ENPD 12\nRAIM 0 2 1 1 0 0 0 0 0").replace("  STOP\n", "")
+    text = text.replace("  CURV -0.005\n", "  STOP\n  CURV -0.005\n").replace(
+        "CURV 0.02", "CURV 0.2"
+    )
+    with pytest.warns(ZemaxWarning, match=r"RAIM: ray aiming is not kept: .* \(surface 2\)"):
+        optic = loads(text.encode(), "lens.zmx")
+    assert optic.aiming == "paraxial"

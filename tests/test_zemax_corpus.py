@@ -20,7 +20,7 @@ from _zemax_corpus import corpus_dir
 import optics
 from optics.errors import LensFileError
 from optics.frames import surface_frames
-from optics.io.zemax import loads
+from optics.io.zemax import ZemaxWarning, loads
 from optics.paraxial import paraxial
 from optics.surfaces import media
 
@@ -179,3 +179,49 @@ def test_the_q_type_asphere_of_asl5040_focuses_to_a_diffraction_limited_spot():
         for dz in np.linspace(-0.005, 0.005, 101)
     )
     assert best < 1e-3  # mm
+
+
+# Reference rays that the apertures Optiland does not read (annular CLAP, OBSC, SQAP and
+# decentered apertures) block in optics, with paraxial aiming.
+BLOCKED = {
+    "kbg-RC_Lens.zmx": {f"{f}_{p}" for f in ("f0", "f07", "f1") for p in ("chief", "half")},
+    "rayoptics-US05331467-1.zmx": {"f0_chief", "f07_chief", "f1_chief"},
+    "rayoptics-zmax_37992.zmx": {
+        f"{f}_{p}" for f in ("f0", "f07", "f1") for p in ("top", "bottom")
+    },
+    "optiland-LJ1598L1.zmx": set(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BLOCKED))
+def test_corpus_apertures_block_the_rays_they_cover(name):
+    entry = REFERENCE[name]
+    optic = _load(name, entry["glass_fallback"])
+    optic.aiming = "paraxial"
+    rays = entry["rays"]
+    traced = optics.trace_rays(
+        optic, *(np.array([r[k] for r in rays]) for k in ("hx", "hy", "px", "py"))
+    )
+    blocked = {r["name"] for r, ok in zip(rays, np.asarray(traced.valid)) if not ok}
+    assert blocked == BLOCKED[name]
+
+
+def _load_recording(name, fallback):
+    """(optic, the ZemaxWarning messages) of a corpus file."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        optic = optics.load(CORPUS / name, glass_fallback=fallback)
+    return optic, [str(w.message) for w in caught if issubclass(w.category, ZemaxWarning)]
+
+
+def test_corpus_mappings_of_floa_raim_and_the_telecentric_flag():
+    floa = _load("optiland-lens_floa.zmx", None)
+    assert (floa.aperture.type, floa.aperture.value) == ("stop_diameter", 17.0)  # DIAM 8.5
+    telecentric, messages = _load_recording("rayoptics-US05831776-1.zmx", "model")
+    assert not telecentric.fields.object_telecentric
+    assert any("FTYP: telecentric object space is not applied" in m for m in messages)
+    patent, messages = _load_recording("patent-US20030048547A1-t3.zmx", None)
+    assert patent.aiming == "paraxial"
+    assert any("RAIM: ray aiming is not kept" in m for m in messages)
+    assert _load("kbg-DoubleGauss.zmx", None).aiming == "real"  # RAIM 0 1
+    assert _load("skzemax-e01_quickfocus.zmx", None).aiming == "paraxial"  # RAIM 0 0

@@ -16,7 +16,9 @@ paraxial trace at the primary wavelength into ``epd`` = |EFL| / F#.
 
 from __future__ import annotations
 
+import math
 import os
+import warnings
 from pathlib import Path
 
 from ... import backend as be
@@ -24,6 +26,7 @@ from ...errors import LensFileError
 from ...paraxial import paraxial
 from ...surfaces import media
 from ...system import Aperture
+from ...trace.aim import stop_radius
 from .._schema import optic_from_dict
 from . import _surfaces, _system, _text
 from ._glass import ZemaxWarning
@@ -126,15 +129,42 @@ def optic_from_zmx_data(data, source):
     if fno:
         data = dict(data, aperture={"type": "epd", "value": 1.0})
     optic = optic_from_dict(data, source)
-    if not fno:
-        return optic
+    if fno:
+        _resolve_fno(optic, aperture["value"], infinite)
+    _check_real_aiming(optic, source)
+    return optic
+
+
+def _resolve_fno(optic, fno, infinite):
+    """Set the aperture of an FNUM file: ``image_fno`` where ours is the same, else ``epd``."""
     # OpticStudio's image-space F/# is EFL / EPD at any conjugate; ours (1 / 2|n'u'|)
     # is the same only for an object at infinity and an image in air.
     if infinite and _image_in_air(optic):
-        optic.aperture = Aperture("image_fno", aperture["value"])
+        optic.aperture = Aperture("image_fno", fno)
     else:
-        optic.aperture = Aperture("epd", abs(float(paraxial(optic).efl)) / aperture["value"])
-    return optic
+        optic.aperture = Aperture("epd", abs(float(paraxial(optic).efl)) / fno)
+
+
+def _check_real_aiming(optic, source):
+    """Aim paraxially, with a warning, where real aiming's stop radius is undefined.
+
+    Without a ``stop_diameter`` aperture, real aiming sizes the stop with the
+    real on-axis ray through the paraxial entrance-pupil edge (docs/aiming.md);
+    when that ray cannot reach the stop, no ray could be aimed.
+    """
+    if optic.aiming != "real" or optic.aperture.type == "stop_diameter":
+        return
+    radius = float(be.item(be.detach(stop_radius(optic, paraxial(optic)))))
+    if not math.isfinite(radius):
+        warnings.warn(
+            f"{source}: RAIM: ray aiming is not kept: the real on-axis ray through the "
+            f"paraxial entrance-pupil edge does not reach the stop (surface "
+            f"{optic.stop_index}), so the stop radius is undefined; rays are aimed at the "
+            "paraxial entrance pupil",
+            ZemaxWarning,
+            stacklevel=4,
+        )
+        optic.aiming = "paraxial"
 
 
 def _image_in_air(optic) -> bool:
