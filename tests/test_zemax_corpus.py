@@ -20,7 +20,7 @@ from _zemax_corpus import corpus_dir
 import optics
 from optics.errors import LensFileError
 from optics.frames import surface_frames
-from optics.io.zemax import loads
+from optics.io.zemax import ZemaxWarning, loads
 from optics.paraxial import paraxial
 from optics.surfaces import media
 
@@ -83,13 +83,46 @@ def test_corpus_rays_match_optiland(name):
     ]
     # A few files lose the pupil's rim at the outer fields in both codes (rays miss).
     assert len(rays) >= (3 if name == "optiland-lens_floa.zmx" else 6)
+    # The references were traced with paraxial aiming: override the file's RAIM mode
+    # (on the optic, so that a real-image-height field is solved with it too).
+    optic.aiming = "paraxial"
     traced = optics.trace_rays(
         optic, *(np.array([r[k] for r in rays]) for k in ("hx", "hy", "px", "py"))
     )
+    # A ray blocked by a clear aperture (CLAP, FLAP, and in optics also OBSC, SQAP, ELAP
+    # and decentered ones, which Optiland does not read) is flagged invalid but traced on
+    # to the image in both codes, so every ray's path is compared.
     for key in "xyzLMN":
         expected = np.array([r[key] for r in rays])
         got = np.asarray(getattr(traced, key))
         np.testing.assert_allclose(got, expected, rtol=TOLERANCE, atol=TOLERANCE, err_msg=key)
+
+
+# Files with RAIM on (1 or 2: our real aiming), traced with their own mode.
+REAL_AIMED = (
+    "kbg-DoubleGauss.zmx",
+    "rayoptics-US00583336-2-scaled.zmx",
+    "kbg-MicroscopeObjective.zmx",
+)
+
+
+@pytest.mark.parametrize("name", REAL_AIMED)
+def test_real_aimed_corpus_chief_rays_pass_the_stop_centre(name):
+    entry = REFERENCE[name]
+    optic = _load(name, entry["glass_fallback"])
+    assert optic.aiming == "real"
+    hy = np.array([0.0, 0.7, 1.0, 0.0, 0.7, 1.0])
+    px = np.zeros(6)
+    py = np.array([0.0, 0.0, 0.0, 1.0, 1.0, 1.0])
+    path = optics.trace_rays(optic, 0.0 * hy, hy, px, py, record=True)
+    stop = optic.stop_index
+    frame = surface_frames(optic.surfaces)[stop]
+    at_stop = path[stop]
+    x, y = frame.to_local(at_stop.x, at_stop.y, at_stop.z, at_stop.L, at_stop.M, at_stop.N)[:2]
+    assert np.all(np.asarray(path[-1].valid)[:3])
+    np.testing.assert_allclose(np.asarray(x)[:3], 0.0, atol=TOLERANCE)
+    np.testing.assert_allclose(np.asarray(y)[:3], 0.0, atol=TOLERANCE)
+    assert np.all(np.isfinite(np.asarray(path[-1].y)))
 
 
 @pytest.mark.parametrize("name", _with_rays())
@@ -146,3 +179,49 @@ def test_the_q_type_asphere_of_asl5040_focuses_to_a_diffraction_limited_spot():
         for dz in np.linspace(-0.005, 0.005, 101)
     )
     assert best < 1e-3  # mm
+
+
+# Reference rays that the apertures Optiland does not read (annular CLAP, OBSC, SQAP and
+# decentered apertures) block in optics, with paraxial aiming.
+BLOCKED = {
+    "kbg-RC_Lens.zmx": {f"{f}_{p}" for f in ("f0", "f07", "f1") for p in ("chief", "half")},
+    "rayoptics-US05331467-1.zmx": {"f0_chief", "f07_chief", "f1_chief"},
+    "rayoptics-zmax_37992.zmx": {
+        f"{f}_{p}" for f in ("f0", "f07", "f1") for p in ("top", "bottom")
+    },
+    "optiland-LJ1598L1.zmx": set(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BLOCKED))
+def test_corpus_apertures_block_the_rays_they_cover(name):
+    entry = REFERENCE[name]
+    optic = _load(name, entry["glass_fallback"])
+    optic.aiming = "paraxial"
+    rays = entry["rays"]
+    traced = optics.trace_rays(
+        optic, *(np.array([r[k] for r in rays]) for k in ("hx", "hy", "px", "py"))
+    )
+    blocked = {r["name"] for r, ok in zip(rays, np.asarray(traced.valid)) if not ok}
+    assert blocked == BLOCKED[name]
+
+
+def _load_recording(name, fallback):
+    """(optic, the ZemaxWarning messages) of a corpus file."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        optic = optics.load(CORPUS / name, glass_fallback=fallback)
+    return optic, [str(w.message) for w in caught if issubclass(w.category, ZemaxWarning)]
+
+
+def test_corpus_mappings_of_floa_raim_and_the_telecentric_flag():
+    floa = _load("optiland-lens_floa.zmx", None)
+    assert (floa.aperture.type, floa.aperture.value) == ("stop_diameter", 17.0)  # DIAM 8.5
+    telecentric, messages = _load_recording("rayoptics-US05831776-1.zmx", "model")
+    assert not telecentric.fields.object_telecentric
+    assert any("FTYP: telecentric object space is not applied" in m for m in messages)
+    patent, messages = _load_recording("patent-US20030048547A1-t3.zmx", None)
+    assert patent.aiming == "paraxial"
+    assert any("RAIM: ray aiming is not kept" in m for m in messages)
+    assert _load("kbg-DoubleGauss.zmx", None).aiming == "real"  # RAIM 0 1
+    assert _load("skzemax-e01_quickfocus.zmx", None).aiming == "paraxial"  # RAIM 0 0

@@ -5,29 +5,28 @@ describes), ``load(path)`` the Optic, ``dumps(optic)`` / ``save(optic, path)``
 the .zmx text (UTF-16 LE with a byte-order mark).  What is read, approximated
 or refused is listed in docs/zemax.md.
 
-Aperture types that depend on the system are resolved at load time with a
-paraxial trace at the primary wavelength:
-
-* FLOA (the stop's semi-diameter sets the beam) becomes an ``epd`` aperture:
-  EPD = 2 · semi-diameter(stop) / |y_A(stop)|, where y_A is the height at the
-  stop of the paraxial ray entering surface 1 at height 1 parallel to the
-  axis; the same formula holds for finite objects.  (Issue 12 adds a
-  ``stop_diameter`` aperture that will hold the stop's semi-diameter instead.)
-* FNUM (OpticStudio's image-space F/#, EFL / EPD at any conjugate) stays an
-  ``image_fno`` aperture for an object at infinity imaged in air, where ours
-  (1 / 2|n'u'|) is the same; otherwise it becomes ``epd`` = |EFL| / F#.
+FLOA (the stop's semi-diameter sets the beam) becomes a ``stop_diameter``
+aperture of twice the stop's semi-diameter; RAIM becomes ``[aiming] mode``
+and FTYP's telecentric flag ``[fields] object_telecentric`` where allowed.
+FNUM (OpticStudio's image-space F/#, EFL / EPD at any conjugate) stays an
+``image_fno`` aperture for an object at infinity imaged in air, where ours
+(1 / 2|n'u'|) is the same; otherwise it is resolved at load time with a
+paraxial trace at the primary wavelength into ``epd`` = |EFL| / F#.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import warnings
 from pathlib import Path
 
 from ... import backend as be
 from ...errors import LensFileError
-from ...paraxial import basis_rays, paraxial
+from ...paraxial import paraxial
 from ...surfaces import media
 from ...system import Aperture
+from ...trace.aim import stop_radius
 from .._schema import optic_from_dict
 from . import _surfaces, _system, _text
 from ._glass import ZemaxWarning
@@ -48,7 +47,7 @@ class _Context:
 
 
 def read(path, *, glass_fallback=None) -> dict:
-    """Lens-file data of a .zmx file (a FLOA or finite-conjugate FNUM aperture still unresolved).
+    """Lens-file data of a .zmx file (a finite-conjugate FNUM aperture still unresolved).
 
     Use :func:`load` for an Optic; this is the data before the paraxial step.
     """
@@ -80,14 +79,14 @@ def reads(raw: bytes, source: str = "<zmx>", *, glass_fallback=None) -> dict:
     data["aperture"] = _system.aperture(zmx, source, scale)
     data["fields"] = _system.fields(zmx, source, scale)
     data["wavelengths"] = _system.wavelengths(zmx, source)
-    _system.ray_aiming(zmx, source)
     surfaces, medium = [], "air"
     for block in zmx.surfaces:
         entry, medium = _surfaces.surface_table(block, context, medium)
         surfaces.append(entry)
     data["surfaces"] = surfaces
     if data["aperture"]["type"] == "floating":
-        data["aperture"] = {"type": "floating", "stop_semi_diameter": _stop_semi(zmx, context)}
+        data["aperture"] = {"type": "stop_diameter", "value": 2.0 * _stop_semi(zmx, context)}
+    _system.telecentric_and_aiming(data, zmx, source)
     if not data["name"]:
         del data["name"]
     return data
@@ -123,32 +122,49 @@ def loads(raw: bytes, source: str = "<zmx>", *, glass_fallback=None):
 
 
 def optic_from_zmx_data(data, source):
-    """The Optic of :func:`read`'s data, with FLOA and finite-conjugate FNUM turned into an EPD."""
+    """The Optic of :func:`read`'s data, with a finite-conjugate FNUM turned into an EPD."""
     aperture = data["aperture"]
     infinite = data["surfaces"][0].get("thickness") == float("inf")
-    floating = aperture["type"] == "floating"
     fno = aperture["type"] == "image_fno"
-    if floating or fno:
+    if fno:
         data = dict(data, aperture={"type": "epd", "value": 1.0})
     optic = optic_from_dict(data, source)
+    if fno:
+        _resolve_fno(optic, aperture["value"], infinite)
+    _check_real_aiming(optic, source)
+    return optic
+
+
+def _resolve_fno(optic, fno, infinite):
+    """Set the aperture of an FNUM file: ``image_fno`` where ours is the same, else ``epd``."""
     # OpticStudio's image-space F/# is EFL / EPD at any conjugate; ours (1 / 2|n'u'|)
     # is the same only for an object at infinity and an image in air.
-    finite_fno = fno and not (infinite and _image_in_air(optic))
-    if fno and not finite_fno:
-        optic.aperture = Aperture("image_fno", aperture["value"])
-        return optic
-    if floating:
-        rays = basis_rays(optic)
-        height = abs(float(rays.yA[optic.stop_index]))
-        if height == 0:
-            raise LensFileError(f"{source}: FLOA: the stop is imaged to infinity (no pupil)")
-        epd = 2.0 * aperture["stop_semi_diameter"] / height
-    elif finite_fno:
-        epd = abs(float(paraxial(optic).efl)) / aperture["value"]
+    if infinite and _image_in_air(optic):
+        optic.aperture = Aperture("image_fno", fno)
     else:
-        return optic
-    optic.aperture = Aperture("epd", epd)
-    return optic
+        optic.aperture = Aperture("epd", abs(float(paraxial(optic).efl)) / fno)
+
+
+def _check_real_aiming(optic, source):
+    """Aim paraxially, with a warning, where real aiming's stop radius is undefined.
+
+    Without a ``stop_diameter`` aperture, real aiming sizes the stop with the
+    real on-axis ray through the paraxial entrance-pupil edge (docs/aiming.md);
+    when that ray cannot reach the stop, no ray could be aimed.
+    """
+    if optic.aiming != "real" or optic.aperture.type == "stop_diameter":
+        return
+    radius = float(be.item(be.detach(stop_radius(optic, paraxial(optic)))))
+    if not math.isfinite(radius):
+        warnings.warn(
+            f"{source}: RAIM: ray aiming is not kept: the real on-axis ray through the "
+            f"paraxial entrance-pupil edge does not reach the stop (surface "
+            f"{optic.stop_index}), so the stop radius is undefined; rays are aimed at the "
+            "paraxial entrance pupil",
+            ZemaxWarning,
+            stacklevel=4,
+        )
+        optic.aiming = "paraxial"
 
 
 def _image_in_air(optic) -> bool:

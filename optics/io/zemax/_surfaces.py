@@ -39,10 +39,7 @@ _REFUSED = {
     "BINARY_2": "a binary optic (diffractive phase)",
     "FRESNELS": "a Fresnel surface",
 }
-_APERTURE_WARNINGS = {
-    "OBSC": "a circular obscuration",
-    "SQAP": "a rectangular aperture",
-    "ELAP": "an elliptical aperture",
+_OBSCURATION_WARNINGS = {
     "SQOB": "a rectangular obscuration",
     "ELOB": "an elliptical obscuration",
 }
@@ -222,31 +219,60 @@ def _thickness(block, where, scale):
 
 
 def _apertures(block, where, scale, entry):
-    """CLAP and FLAP to ``semi_diameter``; other aperture shapes kept out with a warning."""
+    """Clear apertures to ``semi_diameter``, ``aperture`` or ``obscuration`` (docs/zemax.md).
+
+    A centred CLAP (or FLAP) is ``semi_diameter``; one with an inner radius is
+    an annulus; SQAP a rectangle and ELAP an ellipse (half-widths); OBSC with
+    no inner radius a central ``obscuration``.  OBDC decenters the shape.
+    """
+    decenter = block.get("OBDC")
+    shift = [decenter.number(i, where, 0.0) * scale for i in (0, 1)] if decenter else [0.0, 0.0]
+    aperture = None
     clap = block.get("CLAP")
-    if clap is not None:
-        inner, outer = clap.number(0, where) * scale, clap.number(1, where) * scale
+    if clap is not None or block.get("FLAP") is not None:
+        if clap is not None:
+            inner, outer = (clap.number(i, where) * scale for i in (0, 1))
+        else:
+            inner, outer = 0.0, semi_diameter(block, where, scale)
         if inner != 0:
-            _warn(where, "CLAP", f"the inner radius {inner!r} mm is ignored (annular aperture)")
-        entry["semi_diameter"] = outer
-    elif block.get("FLAP") is not None:
-        value = semi_diameter(block, where, scale)
-        if value:
-            entry["semi_diameter"] = value
-    for keyword, what in _APERTURE_WARNINGS.items():
+            aperture = {"shape": "annulus", "inner": inner, "outer": outer}
+        elif outer and any(shift):
+            aperture = {"shape": "circle", "radius": outer}
+        elif outer:
+            entry["semi_diameter"] = outer
+    for keyword, shape in (("SQAP", "rectangle"), ("ELAP", "ellipse")):
+        record = block.get(keyword)
+        if record is not None and aperture is None and "semi_diameter" not in entry:
+            half_x, half_y = (record.number(i, where) * scale for i in (0, 1))
+            aperture = {"shape": shape, "half_x": half_x, "half_y": half_y}
+            _no_extra(record, where, keyword)
+    obscuration = block.get("OBSC")
+    if obscuration is not None:
+        inner, outer = (obscuration.number(i, where) * scale for i in (0, 1))
+        if inner == 0 and not any(shift) and outer > 0 and aperture is None:
+            entry["obscuration"] = outer
+        else:
+            values = " ".join(obscuration.args)
+            _warn(
+                where,
+                "OBSC",
+                f"the obscuration ({values}) is not applied: optics' obscuration is a centred "
+                "disc on a surface without another aperture",
+            )
+    for keyword, what in _OBSCURATION_WARNINGS.items():
         if block.get(keyword) is not None:
             values = " ".join(block.get(keyword).args)
             _warn(where, keyword, f"{what} ({values}) is not applied: rays are not clipped by it")
-    decenter = block.get("OBDC")
-    if decenter is not None and any(decenter.number(i, where, 0.0) for i in (0, 1)):
-        if "semi_diameter" in entry:
-            entry.pop("semi_diameter")
-            _warn(
-                where,
-                "OBDC",
-                f"the aperture is decentered by ({' '.join(decenter.args)}); the circular "
-                "aperture is dropped rather than applied about the vertex",
-            )
+    if aperture is not None:
+        if any(shift):
+            aperture["decenter"] = shift
+        entry["aperture"] = aperture
+
+
+def _no_extra(record, where, keyword):
+    """Warn when an aperture line's third value (not read) is nonzero."""
+    if len(record.args) > 2 and record.number(2, where, 0.0) != 0:
+        _warn(where, keyword, f"the third value {record.args[2]} is not applied")
 
 
 def _surface_tilt(block, where, scale, entry, is_image):

@@ -2,16 +2,19 @@
 
 UNIT MM|CM|IN|METER sets the file's length unit (every length is scaled to mm).
 Apertures: ENPD (entrance pupil diameter), FNUM (image-space F/#), OBNA (object
-NA), FLOA (the stop's semi-diameter sets the beam; the reader turns it into an
-EPD, see :mod:`optics.io.zemax`).  Fields: FTYP's first value is the type (0
-angle, 1 object height, 2 paraxial image height, 3 real image height) and its
-third the number of fields; XFLN/YFLN hold the values.  Wavelengths: WAVM
-lines (or the older WAVL line), the active count being FTYP's fourth value, and
-PWAV the 1-based primary.
+NA), FLOA (the stop's semi-diameter sets the beam: a ``stop_diameter``
+aperture of twice it, resolved by the reader once the stop is known).
+Fields: FTYP's first value is the type (0 angle, 1 object height, 2 paraxial
+image height, 3 real image height), its second the object-space telecentric
+flag and its third the number of fields; XFLN/YFLN hold the values.
+Wavelengths: WAVM lines (or the older WAVL line), the active count being
+FTYP's fourth value, and PWAV the 1-based primary.  RAIM's second value is the
+ray-aiming mode.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 
 from ...errors import LensFileError
@@ -115,21 +118,61 @@ def wavelengths(zmx, source) -> dict:
     return {"values": values, "primary": primary - 1}
 
 
-def ray_aiming(zmx, source):
-    """Warn when the file asks for real ray aiming (optics aims paraxially for now)."""
+def ray_aiming(zmx, source) -> str:
+    """Our aiming mode for RAIM: "real" when ray aiming is on (paraxial or real), else "paraxial".
+
+    OpticStudio's RAIM second value is 0 (off: rays aimed at the paraxial entrance
+    pupil, our "paraxial"), 1 (aimed at the stop, its size from the paraxial
+    marginal ray) or 2 (aimed at the stop, its size from a real marginal ray).
+    Both aim real rays at the stop, which is our "real" mode (docs/zemax.md).
+    """
     record = zmx.get("RAIM")
     if record is None or len(record.args) < 2:
-        return
-    mode = record.integer(1, source, 0.0)
-    if mode != 0:
-        name = {1: "paraxial", 2: "real"}.get(mode, str(mode))
-        warnings.warn(
-            f"{source}: RAIM: the file asks for {name} ray aiming; optics launches rays "
-            "toward the paraxial entrance pupil (no ray aiming), so off-axis rays of a "
-            "system with pupil aberration land differently than in OpticStudio",
-            ZemaxWarning,
-            stacklevel=3,
-        )
+        return "paraxial"
+    return "paraxial" if record.integer(1, source, 0.0) == 0 else "real"
+
+
+def object_telecentric(zmx, source) -> bool:
+    """FTYP's second value: 1 when object space is telecentric."""
+    ftyp = zmx.get("FTYP")
+    return ftyp is not None and len(ftyp.args) > 1 and ftyp.integer(1, source, 0.0) == 1
+
+
+def telecentric_and_aiming(data, zmx, source):
+    """Set ``[fields] object_telecentric`` and ``[aiming]`` from FTYP and RAIM.
+
+    Telecentric object space is kept only where the lens file allows it (a
+    finite object, an ``object_na`` aperture, ``object_height`` fields); there
+    the aiming mode does not apply.  Otherwise a warning names FTYP.
+    """
+    mode = ray_aiming(zmx, source)
+    if object_telecentric(zmx, source):
+        needs = []
+        if math.isinf(data["surfaces"][0].get("thickness", 0.0)):
+            needs.append("a finite object")
+        if data["aperture"]["type"] != "object_na":
+            needs.append("an object NA (OBNA) aperture")
+        if data["fields"]["type"] != "object_height":
+            needs.append(f"object-height fields, not {data['fields']['type']}")
+        if needs:
+            warnings.warn(
+                f"{source}: FTYP: telecentric object space is not applied: optics needs "
+                f"{', '.join(needs)}; chief rays go through the pupil's centre instead",
+                ZemaxWarning,
+                stacklevel=3,
+            )
+        else:
+            data["fields"]["object_telecentric"] = True
+            if mode == "real":
+                warnings.warn(
+                    f"{source}: RAIM: ray aiming does not apply in telecentric object space "
+                    "(chief rays leave the object parallel to the axis); it is not kept",
+                    ZemaxWarning,
+                    stacklevel=3,
+                )
+            mode = "paraxial"
+    if mode != "paraxial":
+        data["aiming"] = {"mode": mode}
 
 
 def _values(zmx, keyword, source) -> list:

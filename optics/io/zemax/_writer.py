@@ -41,15 +41,20 @@ def dumps(optic, source="<optic>") -> str:
         lines.append(f"NAME {data['name']}")
     lines.append("UNIT MM X W X CM MR CPMM")
     lines.append(_aperture(optic, data["aperture"], source))
+    aiming = data.get("aiming", {}).get("mode", "paraxial")
+    lines.append(f"RAIM 0 {2 if aiming == 'real' else 0} 1 1 0 0 0 0 0")
     catalogs = _catalogs(data["surfaces"], source)
     if catalogs:
         lines.append("GCAT " + " ".join(c.upper() for c in catalogs))
     lines += _fields(data["fields"], len(data["wavelengths"]["values"]))
+    stop = optic.stop_index if data["aperture"]["type"] == "stop_diameter" else None
     for i, value in enumerate(data["wavelengths"]["values"], start=1):
         lines.append(f"WAVM {i} {_num(value)} 1")
     lines.append(f"PWAV {data['wavelengths']['primary'] + 1}")
     number = 0
     for index, spec in enumerate(data["surfaces"]):
+        if index == stop:  # FLOA: the stop's DIAM is half the stop diameter
+            spec = dict(spec, stop=True, stop_semi_diameter=data["aperture"]["value"] / 2.0)
         for block in _surface_blocks(spec, index, len(data["surfaces"]) - 1, source):
             lines.append(f"SURF {number}")
             lines += ["  " + line for line in block]
@@ -86,6 +91,8 @@ def curvature_for(radius) -> float:
 
 def _aperture(optic, aperture, source):
     kind, value = aperture["type"], aperture["value"]
+    if kind == "stop_diameter":
+        return "FLOA"
     if kind == "epd":
         return f"ENPD {_num(value)}"
     if kind == "object_na":
@@ -148,8 +155,9 @@ def _fields(fields, wavelength_count) -> list:
     values = fields["values"]
     pairs = [(0.0, v) if not isinstance(v, list) else tuple(v) for v in values]
     code = _FIELD_CODES[fields["type"]]
+    telecentric = 1 if fields.get("object_telecentric") else 0
     return [
-        f"FTYP {code} 0 {len(pairs)} {wavelength_count} 0 0 0",
+        f"FTYP {code} {telecentric} {len(pairs)} {wavelength_count} 0 0 0",
         "XFLN " + " ".join(_num(x) for x, _ in pairs),
         "YFLN " + " ".join(_num(y) for _, y in pairs),
         "FWGN " + " ".join("1" for _ in pairs),
@@ -165,9 +173,7 @@ def _surface_blocks(spec, index, last, source) -> list:
     own_frame = kind != "coordinate_break" and ("decenter" in spec or "tilt" in spec)
     body.append(f"DISZ {_num(0.0 if own_frame else thickness)}")
     body += _material(spec.get("material", "air"), where)
-    if "semi_diameter" in spec:
-        sd = _num(spec["semi_diameter"])
-        body += [f'DIAM {sd} 1 0 0 1 ""', f"CLAP 0 {sd} 0"]
+    body += _clear_aperture(spec, where)
     if spec.get("stop"):
         body.insert(0, "STOP")
     if not own_frame:
@@ -181,6 +187,39 @@ def _surface_blocks(spec, index, last, source) -> list:
         _break(0.0, 0.0, -rx, -ry, -rz, 0, 0.0),
         _break(-dx, -dy, 0.0, 0.0, 0.0, 0, thickness),
     ]
+
+
+def _clear_aperture(spec, where) -> list:
+    """DIAM and the one aperture line (CLAP, SQAP, ELAP or OBSC, with OBDC) of a surface.
+
+    A semi-diameter with an obscuration is the annulus CLAP obscuration semi-diameter.
+    """
+    sd, obscuration = spec.get("semi_diameter"), spec.get("obscuration")
+    aperture = spec.get("aperture")
+    diam = spec.get("stop_semi_diameter", sd)
+    lines = [] if diam is None else [f'DIAM {_num(diam)} 1 0 0 1 ""']
+    if aperture is None:
+        if sd is None:
+            return lines + ([] if obscuration is None else [f"OBSC 0 {_num(obscuration)} 0"])
+        return lines + [f"CLAP {_num(obscuration or 0.0)} {_num(sd)} 0"]
+    shape = aperture["shape"]
+    if obscuration is not None and (shape != "circle" or "decenter" in aperture):
+        raise LensFileError(
+            f"{where}: an obscuration with a {shape} aperture"
+            f"{' (decentered)' if 'decenter' in aperture else ''} has no .zmx form "
+            "(one aperture per surface)"
+        )
+    if shape == "circle":
+        lines.append(f"CLAP {_num(obscuration or 0.0)} {_num(aperture['radius'])} 0")
+    elif shape == "annulus":
+        lines.append(f"CLAP {_num(aperture['inner'])} {_num(aperture['outer'])} 0")
+    else:
+        keyword = "SQAP" if shape == "rectangle" else "ELAP"
+        lines.append(f"{keyword} {_num(aperture['half_x'])} {_num(aperture['half_y'])} 0")
+    if "decenter" in aperture:
+        dx, dy = aperture["decenter"]
+        lines.append(f"OBDC {_num(dx)} {_num(dy)}")
+    return lines
 
 
 def _break(dx, dy, rx, ry, rz, order, thickness) -> list:

@@ -11,7 +11,8 @@ every file that loads, optiland_side.py reads the same file with Optiland's
 reader, corrects Optiland's known misreadings (see its docstring: indices,
 floating stop, vignetting) and measures paraxial data and 15 named real rays
 at the primary wavelength (Optiland's default paraxial ray aiming: rays aimed
-at the paraxial entrance pupil, as optics does).  The paraxial values and the
+at the paraxial entrance pupil, as optics does with ``[aiming] mode =
+"paraxial"``, which the test sets whatever a file's RAIM says).  The paraxial values and the
 rays are stored as Optiland computes them; tests/test_zemax_corpus.py compares
 optics with them.
 """
