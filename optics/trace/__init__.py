@@ -15,7 +15,7 @@ Layered one way (each module imports only the ones before it):
 - :mod:`~optics.trace.entry` — :func:`trace_rays`, eager or compiled.
 """
 
-from .bundle import Bundle, trace_bundle
+from .bundle import Bundle, iter_bundle, trace_bundle
 from .entry import trace_rays
 from .launch import launch_rays
 from .propagate import propagate, reflect, refract
@@ -24,6 +24,7 @@ from .real_image_height import field_parameters, solve_fields, solve_real_image_
 __all__ = [
     "Bundle",
     "field_parameters",
+    "iter_bundle",
     "launch_rays",
     "propagate",
     "reflect",
