@@ -272,23 +272,31 @@ def evaluate(dispersion: Dispersion, wavelength):
 
 
 def _warn_outside(dispersion, wavelength):
-    """Issue the one RuntimeWarning of a material whose valid range ``wavelength`` leaves."""
-    # Until a material has warned, this costs one host sync per call.
+    """Issue the one RuntimeWarning of a material whose valid range ``wavelength`` leaves.
+
+    The test reads three values on the host; inside a trace it is deferred
+    (:func:`optics.backend.deferred_reads`) and read with the trace's other
+    checks, once, after the trace.
+    """
     low, high = dispersion.wavelength_range
     slack = _RANGE_SLACK_EPS * be.machine_eps(wavelength)
     outside = be.logical_or(wavelength < low * (1 - slack), wavelength > high * (1 + slack))
-    if not be.item(be.any(outside)):
-        return
-    _WARNED.add(dispersion.source)
-    shortest, longest = be.item(be.min(wavelength)), be.item(be.max(wavelength))
-    span = f"{shortest:g}" if shortest == longest else f"{shortest:g}-{longest:g}"
-    warnings.warn(
-        f"{dispersion.source}: wavelengths ({span} µm) reach outside the valid range "
-        f"{low:g}-{high:g} µm of its data; the index there is extrapolated "
-        "(this warning is given once per material)",
-        RuntimeWarning,
-        stacklevel=4,
-    )
+
+    def warn(values):
+        any_outside, shortest, longest = values
+        if not any_outside or dispersion.source in _WARNED:
+            return
+        _WARNED.add(dispersion.source)
+        span = f"{shortest:g}" if shortest == longest else f"{shortest:g}-{longest:g}"
+        warnings.warn(
+            f"{dispersion.source}: wavelengths ({span} µm) reach outside the valid range "
+            f"{low:g}-{high:g} µm of its data; the index there is extrapolated "
+            "(this warning is given once per material)",
+            RuntimeWarning,
+            stacklevel=5,
+        )
+
+    be.read_later((be.any(outside), be.min(wavelength), be.max(wavelength)), warn)
 
 
 def _interpolate(dispersion, wavelength):

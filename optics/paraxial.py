@@ -101,10 +101,9 @@ def _paraxial(optic, wavelength):
     rays = basis_rays(optic, wavelength)
     stop, k, image = optic.stop_index, optic.image_index - 1, optic.image_index
     surfaces = optic.surfaces
-    if _is_zero(rays.yA[stop]):
-        raise ConfigurationError(
-            f"the stop (surface {stop}) is imaged to infinity: no entrance pupil"
-        )
+    _fail_if_zero(
+        rays.yA[stop], f"the stop (surface {stop}) is imaged to infinity: no entrance pupil"
+    )
     ep = rays.yB[stop] / rays.yA[stop]
     efl = -1.0 / rays.uA[k]
     bfl = -rays.yA[k] / rays.uA[k]
@@ -190,13 +189,23 @@ def chief_ray_start(optic, rays, ep):
         u0 = -1.0 / (ep + t0)
         y1 = 1.0 + u0 * t0
     unit_height = rays.ray(y1, u0, optic.image_index)[0]
-    if _is_zero(unit_height):
-        raise ConfigurationError(
-            "the paraxial image height does not depend on the field: cannot scale fields"
-        )
+    _fail_if_zero(
+        unit_height, "the paraxial image height does not depend on the field: cannot scale fields"
+    )
     scale = top / unit_height
     return y1 * scale, u0 * scale
 
 
-def _is_zero(value) -> bool:
-    return float(be.item(value)) == 0.0
+def _fail_if_zero(value, message):
+    """Raise ConfigurationError(message) when ``value`` is 0.
+
+    A host read: inside a trace it is deferred and read with the trace's
+    other checks, once, after the trace (:func:`optics.backend.deferred_reads`);
+    the quantities it would have guarded are then inf or NaN until it raises.
+    """
+
+    def check(values):
+        if values[0] == 0.0:
+            raise ConfigurationError(message)
+
+    be.read_later((value,), check)

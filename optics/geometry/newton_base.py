@@ -156,12 +156,13 @@ class NewtonRaphsonGeometry(Geometry):
                 name=f"{self.type_name} surface intersection",
                 stacklevel=3,
             )
-        # In a compiled graph (static): a fixed masked step count, no host sync, no gathers.
-        static = result.static
-        clean = not static and result.n_rejected == 0
+        # In a compiled graph (static): a fixed masked step count, no host sync, no gathers;
+        # inside a deferred-read trace the counts come later: assume rejections either way.
+        counted = result.counted
+        clean = counted and result.n_rejected == 0
         hit = result.regular if grad or clean else result.valid & problem.usable
         t = result.t
-        if static or result.counts.get("non_finite"):
+        if not counted or result.counts.get("non_finite"):
             t = be.where(be.isfinite(be.detach(t)), t, 0.0)
         if grad:
             normal = _AttachedNormal(self, hit, shape, clean)

@@ -148,6 +148,11 @@ def trace_bundle(
             progress=progress,
         )
         return _joined(list(chunks))
+    with be.deferred_reads():  # host-read checks once, after the trace
+        return _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_order)
+
+
+def _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_order):
     fields = tuple(optic.fields.normalized() if fields is None else fields)
     wavelengths = tuple(optic.wavelengths.values if wavelengths is None else wavelengths)
     px, py = hexapolar(rings) if pupil is None else (be.asarray(pupil[0]), be.asarray(pupil[1]))
@@ -239,20 +244,15 @@ def iter_bundle(
         def samples(start, stop):
             return px[start:stop], py[start:stop]
 
-    first_order = paraxial(optic) if first_order is None else first_order
-    hx = be.asarray([h[0] for h in fields])
-    hy = be.asarray([h[1] for h in fields])
-    qx, qy = field_parameters(optic, hx, hy, first_order)
-    # The chief ray clipped and with the apertures open, once for every slice.
-    zero = be.asarray(np.zeros(2))
-    chiefs = _trace(
-        optic,
-        first_order,
-        (qx, qy),
-        (zero, zero),
-        wavelengths,
-        clip=be.asarray(np.array([True, False])),
-    )
+    with be.deferred_reads():  # host-read checks once per traced batch
+        first_order = paraxial(optic) if first_order is None else first_order
+        hx = be.asarray([h[0] for h in fields])
+        hy = be.asarray([h[1] for h in fields])
+        qx, qy = field_parameters(optic, hx, hy, first_order)
+        # The chief ray clipped and with the apertures open, once for every slice.
+        zero = be.asarray(np.zeros(2))
+        both = be.asarray(np.array([True, False]))
+        chiefs = _trace(optic, first_order, (qx, qy), (zero, zero), wavelengths, clip=both)
     clipped, chief = _take(chiefs, 0), _take(chiefs, 1)
     primary = optic.wavelengths.primary_value
     common = {
@@ -270,7 +270,10 @@ def iter_bundle(
     try:
         for start in range(0, n_pupil, step):
             cx, cy = samples(start, start + step)
-            rays = _trace(optic, first_order, (qx, qy), (cx, cy), wavelengths, compiled=compiled)
+            with be.deferred_reads():
+                rays = _trace(
+                    optic, first_order, (qx, qy), (cx, cy), wavelengths, compiled=compiled
+                )
             yield Bundle(rays=rays, px=cx, py=cy, **common)
             if bar is not None:
                 bar.update(be.size(cx) * len(fields) * len(wavelengths))

@@ -34,7 +34,8 @@ def propagate(optic, rays: Rays, *, record=False, clip=True):
 
     history = [rays] if record else None
     # Invalid rays carry finite garbage that may overflow; they are masked, not errors.
-    with be.quiet_float_errors():
+    # Checks that read values on the host (solver counts, glass ranges) run once, at the end.
+    with be.quiet_float_errors(), be.deferred_reads():
         for i in range(1, len(surfaces)):
             before, after = medium[i - 1][0], medium[i][0]
             rays = through_surface(surfaces[i], frames[i], rays, before, after, index, clip)
