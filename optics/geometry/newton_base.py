@@ -203,6 +203,28 @@ class _SurfaceRoot:
                 )
         return residual, slope, scale
 
+    def correction_terms(self, t, subset=None, mask=None):
+        """(F with gradients, F_t detached) at t̄ for the implicit correction.
+
+        Only the residual records gradients: the slope enters the correction
+        detached, so it is formed from detached slopes (no product or
+        absolute value of the slopes kept for the backward pass).  With
+        ``mask``, rays outside it are evaluated at the vertex (every sag is
+        finite there; a NaN in a discarded branch would still poison the
+        backward pass) and discarded by the caller; only t and the lateral
+        position are replaced, not the six ray arrays.
+        """
+        x0, y0, z0, L, M, N = self.rays if subset is None else [a[subset] for a in self.rays]
+        if mask is not None:
+            t = be.where(mask, t, 0.0)
+        x, y = x0 + t * L, y0 + t * M
+        if mask is not None:
+            x, y = be.where(mask, x, 0.0), be.where(mask, y, 0.0)
+        s, sx, sy = self.geometry.sag_and_gradient(x, y)
+        residual = s - (z0 + t * N)
+        sx, sy, L, M, N = (be.detach(v) for v in (sx, sy, L, M, N))
+        return residual, sx * L + sy * M - N
+
     def evaluate_masked(self, t, mask):
         """(F, F_t, scale) at t where ``mask``; elsewhere at the vertex along +z (discarded)."""
         vertex_ray = (0.0, 0.0, 0.0, 0.0, 0.0, 1.0)

@@ -357,10 +357,10 @@ def _implicit_correction(problem, t_bar, regular, counts):
     if n_regular == 0:
         return t_bar
     if n_regular == be.size(t_bar):
-        F, F_t, _ = problem.evaluate(t_bar)
+        F, F_t = _correction_terms(problem, t_bar)
         return t_bar - F / be.detach(F_t)
     t_reg = t_bar[regular]
-    F, F_t, _ = problem.evaluate(t_reg, subset=regular)
+    F, F_t = _correction_terms(problem, t_reg, subset=regular)
     return be.scatter(t_bar, regular, t_reg - F / be.detach(F_t))
 
 
@@ -369,14 +369,29 @@ def _masked_implicit_correction(problem, t_bar, regular):
 
     A NaN in a discarded branch of ``where`` still poisons torch's backward
     pass, so non-regular problems are evaluated where F and F_t are finite
-    (``problem.evaluate_masked``) and their slope is replaced by 1.
+    (``problem.correction_terms(t, mask=...)`` or ``problem.evaluate_masked``)
+    and their slope is replaced by 1.
     """
-    if hasattr(problem, "evaluate_masked"):
+    if hasattr(problem, "correction_terms"):
+        F, F_t = problem.correction_terms(t_bar, mask=regular)
+    elif hasattr(problem, "evaluate_masked"):
         F, F_t, _ = problem.evaluate_masked(t_bar, regular)
     else:
         F, F_t, _ = problem.evaluate(be.where(regular, t_bar, 0.0))
     slope = be.where(regular, be.detach(F_t), 1.0)
     return be.where(regular, t_bar - be.where(regular, F, 0.0) / slope, t_bar)
+
+
+def _correction_terms(problem, t, subset=None):
+    """(F, F_t) for the implicit correction; ``problem.correction_terms`` when it has one.
+
+    A problem's own ``correction_terms(t, subset=None, mask=None)`` may record
+    gradients for F alone (F_t enters detached).
+    """
+    if hasattr(problem, "correction_terms"):
+        return problem.correction_terms(t, subset=subset)
+    F, F_t, _ = problem.evaluate(t, subset=subset)
+    return F, F_t
 
 
 def _warn_later(name, result, n, grad, stacklevel):
