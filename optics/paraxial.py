@@ -21,12 +21,15 @@ from .surfaces import media
 class ParaxialData:
     """First-order properties (scalars: floats or 0-d arrays that keep gradients).
 
-    efl: effective focal length; bfl: last surface vertex to paraxial focus;
-    ffl: z(front focal point) − z(surface 1); fno: image-space F/#;
+    efl: effective focal length (image space, signed); bfl: last surface vertex
+    to paraxial focus; ffl: z(front focal point) − z(surface 1); fno: the
+    paraxial working F/# 1/(2 |n′ u′|) of the axial marginal ray, always > 0;
     epd: entrance pupil diameter; ep_position: z(entrance pupil) − z(surface 1);
     xpd: exit pupil diameter; xp_position: z(exit pupil) − z(image surface);
     image_height: paraxial chief-ray height on the image at the largest field;
     total_track: z(image) − z(surface 1); magnification: 0 at infinite conjugates.
+    Afocal systems (see :func:`is_afocal`) have efl, bfl, ffl and, for an
+    object at infinity, fno equal to ``inf``.
     """
 
     efl: object
@@ -48,7 +51,12 @@ class ParaxialData:
 
 @dataclass(frozen=True)
 class _BasisRays:
-    """Heights y and slopes u (after refraction) at every surface for rays A and B."""
+    """Heights y and slopes u (after refraction) at every surface for rays A and B.
+
+    ``n_object`` and ``n_image`` are the signed indices of object space and of
+    image space (the medium after the last optical surface, in which the image
+    forms); negative after an odd number of mirrors.
+    """
 
     yA: list
     uA: list
@@ -56,6 +64,7 @@ class _BasisRays:
     uB: list
     n_object: object
     n_image: object
+    power_scale: object  # Σ |y Δn c| of ray A over the surfaces (1/mm): the round-off scale
 
     def ray(self, y1, u0, i):
         """(y, u) at surface i of the ray with height y1 at surface 1 and slope u0 before it."""
@@ -72,26 +81,52 @@ def basis_rays(optic, wavelength=None) -> _BasisRays:
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
     n = _signed_indices(optic, wavelength)
     surfaces = optic.surfaces
-    rays = []
+    rays, scales = [], []
     for y, u in ((1.0, 0.0), (0.0, 1.0)):
         ys, us = [None], [u]
         nu = n[0] * u
+        scale = 0.0
         for i in range(1, len(surfaces)):
             if i > 1:
                 y = y + surfaces[i - 1].thickness * nu / n[i - 1]
-            nu = nu - y * (n[i] - n[i - 1]) * surfaces[i].geometry.base_curvature
+            bend = y * (n[i] - n[i - 1]) * surfaces[i].geometry.base_curvature
+            nu = nu - bend
+            scale = scale + be.abs(bend)
             ys.append(y)
             us.append(nu / n[i])
         rays.append((ys, us))
+        scales.append(scale)
     (yA, uA), (yB, uB) = rays
-    return _BasisRays(yA, uA, yB, uB, n[0], n[-1])
+    # The image forms in the medium after the last optical surface (n[-2]), whatever
+    # the image surface's own material says.
+    return _BasisRays(yA, uA, yB, uB, n[0], n[-2], scales[0])
+
+
+# Afocal when the power is this many round-offs (of the dtype) of the surface powers' sum.
+AFOCAL_ROUNDOFF_FACTOR = 64
+
+
+def is_afocal(rays: _BasisRays) -> bool:
+    """True when the system's power is round-off against the sum of its surface powers.
+
+    The power is −n′u′ of ray A (y = 1 at surface 1, parallel to the axis),
+    the sum of the surface contributions −y Δn c.  It counts as zero when
+    |n′u′| <= AFOCAL_ROUNDOFF_FACTOR · eps · Σ |y Δn c|, eps the machine
+    epsilon of the arrays' dtype: a relative test, independent of the units
+    and of the system's size; a system of plane surfaces (scale 0) is afocal.
+    """
+    nu_image = rays.uA[-2] * rays.n_image
+    eps = be.machine_eps(be.asarray(nu_image))
+    bound = AFOCAL_ROUNDOFF_FACTOR * eps * float(be.item(rays.power_scale))
+    return abs(float(be.item(nu_image))) <= bound
 
 
 def paraxial(optic, wavelength=None) -> ParaxialData:
     """First-order data of ``optic`` at ``wavelength`` (µm; default the primary).
 
-    Afocal systems get infinite focal lengths and telecentric ones an exit
-    pupil at infinity (inf, not an error).
+    Afocal systems (:func:`is_afocal`) get infinite focal lengths (and F/# at
+    infinite conjugates) and telecentric ones an exit pupil at infinity (inf,
+    not an error).  docs/tracing.md states every definition and sign.
     """
     with be.quiet_float_errors():
         return _paraxial(optic, wavelength)
@@ -105,28 +140,33 @@ def _paraxial(optic, wavelength):
         rays.yA[stop], f"the stop (surface {stop}) is imaged to infinity: no entrance pupil"
     )
     ep = rays.yB[stop] / rays.yA[stop]
-    efl = -1.0 / rays.uA[k]
-    bfl = -rays.yA[k] / rays.uA[k]
-    ffl = rays.uB[k] / rays.uA[k]
+    afocal = is_afocal(rays)
+    if afocal:
+        efl = bfl = ffl = math.inf + 0.0 * ep
+    else:
+        efl = -1.0 / rays.uA[k]
+        bfl = -rays.yA[k] / rays.uA[k]
+        ffl = rays.uB[k] / rays.uA[k]
     infinite = optic.object_at_infinity
     t0 = surfaces[0].thickness
-    epd = entrance_pupil_diameter(optic, rays, ep, efl)
+    epd = entrance_pupil_diameter(optic, rays, ep, afocal)
     if infinite:
         y1m, u0m = epd / 2, 0.0
     else:
         u0m = (epd / 2) / (ep + t0)
         y1m = u0m * t0
-    y1c, u0c = chief_ray_start(optic, rays, ep)
     ym, um = rays.ray(y1m, u0m, k)
-    yc, uc = rays.ray(y1c, u0c, k)
+    # The exit pupil is the image of the stop: any ray through the stop centre
+    # (height 0 there) locates it, so it does not depend on the fields.
+    ys, us = rays.ray(-ep, 1.0 + 0.0 * ep, k)
     t_last = surfaces[k].thickness
-    to_xp = -yc / uc  # exit pupil z − last surface z
-    n_image = be.abs(rays.n_image)
-    if infinite:
-        fno, magnification = efl / epd, 0.0 * epd
+    to_xp = -ys / us  # exit pupil z − last surface z
+    if infinite and afocal:
+        fno, magnification = math.inf + 0.0 * epd, 0.0 * epd
     else:
-        fno = 1.0 / (2.0 * n_image * be.abs(um))
-        magnification = rays.n_object * u0m / (rays.n_image * um)
+        fno = _working_fno(rays, um)
+        magnification = 0.0 * epd if infinite else rays.n_object * u0m / (rays.n_image * um)
+    y1c, u0c = chief_ray_start(optic, rays, ep)
     return ParaxialData(
         efl=efl,
         bfl=bfl,
@@ -142,8 +182,18 @@ def _paraxial(optic, wavelength):
     )
 
 
-def entrance_pupil_diameter(optic, rays, ep, efl):
-    """EPD in mm from the aperture specification."""
+def _working_fno(rays, u_image):
+    """1 / (2 |n′ u′|): the paraxial working F/# of a marginal ray with image slope u′."""
+    return 1.0 / (2.0 * be.abs(rays.n_image * u_image))
+
+
+def entrance_pupil_diameter(optic, rays, ep, afocal=False):
+    """EPD in mm from the aperture specification.
+
+    An ``image_fno`` aperture F means 1 / (2 |n′ u′|) = F for the axial
+    marginal ray, at both conjugates (the same F/# that :func:`paraxial`
+    reports).  For an object at infinity that needs a focal system.
+    """
     kind, value = optic.aperture.type, optic.aperture.value
     infinite = optic.object_at_infinity
     if kind == "epd":
@@ -156,14 +206,21 @@ def entrance_pupil_diameter(optic, rays, ep, efl):
         n0 = be.abs(rays.n_object)
         sin_u = value / n0
         return 2.0 * (ep + optic.surfaces[0].thickness) * sin_u / be.sqrt(1.0 - sin_u * sin_u)
-    # image_fno
+    # image_fno: the F/# of a marginal ray of unit height at the entrance pupil scales as 1/height.
+    k = optic.image_index - 1
     if infinite:
-        return efl / value
-    t0 = optic.surfaces[0].thickness
-    u0 = 1.0 / (ep + t0)  # marginal slope for a unit-diameter... half-EPD of 1 mm
-    _, u_image = rays.ray(u0 * t0, u0, optic.image_index - 1)
-    half = 1.0 / (2.0 * value * be.abs(rays.n_image) * be.abs(u_image))
-    return 2.0 * half
+        if afocal:
+            raise ConfigurationError(
+                f"aperture type 'image_fno' (value {float(be.item(value)):g}) needs a focal "
+                "system: this one is afocal (its power is zero to round-off), so an F/# sets "
+                "no pupil; use aperture type 'epd'"
+            )
+        _, u_image = rays.ray(1.0 + 0.0 * ep, 0.0, k)
+    else:
+        t0 = optic.surfaces[0].thickness
+        u0 = 1.0 / (ep + t0)
+        _, u_image = rays.ray(u0 * t0, u0, k)
+    return 2.0 * _working_fno(rays, u_image) / value
 
 
 def chief_ray_start(optic, rays, ep):

@@ -24,20 +24,31 @@ def curvature_of(radius):
 def conic_intersect(curvature, conic, x, y, z, L, M, N):
     """Distance to the vertex sheet of a conic; ``(t, hit)``, arrays shaped like x.
 
-    Solves a t² + 2 b t + g = 0 with the cancellation-free root
-    t = −g / (b + sign(b) sqrt(b² − a g)), which is the root that stays finite
-    (and equals the plane's −z/N) as the curvature goes to zero.  Rays that miss
-    (negative discriminant) or land on the far sheet are not ``hit``; their t is
-    finite garbage so that no NaN reaches a gradient.  The direction (L, M, N)
-    must be a unit vector: then a = c (L² + M² + (1+k) N²) = c (1 + k N²), which
-    is the constant c on a sphere.
+    Solves a t² + 2 b t + g = 0 (see :func:`_conic_roots`) for the root where
+    the ray crosses the vertex sheet in its direction of travel, whatever its
+    start point: before or beyond the centre of curvature, inside a closed
+    conic, travelling +z or −z.  The root stays finite (and equals the plane's
+    −z/N) as the curvature goes to zero.  Rays that miss (negative
+    discriminant) or whose crossing lies on the far sheet are not ``hit``;
+    their t is finite garbage so that no NaN reaches a gradient.  The
+    direction (L, M, N) must be a unit vector: then a = c (L² + M² + (1+k) N²)
+    = c (1 + k N²), which is the constant c on a sphere.
     """
     t, hit, _ = _conic_roots(curvature, conic, x, y, z, L, M, N)
     return t, hit
 
 
 def _conic_roots(curvature, conic, x, y, z, L, M, N):
-    """(t, hit, b) of :func:`conic_intersect`; b = c (x L + y M + (1+k) z N) − N (None: plane)."""
+    """(t, hit, b) of :func:`conic_intersect`; b = c (x L + y M + (1+k) z N) − N (None: plane).
+
+    Which root: F = c (x² + y²) + (1+k) c z² − 2 z has ∂F/∂z = 2 ((1+k) c z − 1) < 0
+    on the vertex sheet, so a ray travelling +z crosses the vertex sheet where
+    ∇F·d = 2 (a t + b) < 0, and a ray travelling −z where it is > 0.  With
+    s = sign(N) the wanted root is t = (−b − s √D) / a = g / (s √D − b),
+    D = b² − a g: a property of the line and its direction, not of the start
+    point.  Each form is free of cancellation where −b and s √D have the same
+    sign (b N <= 0: the usual case, and the plane limit) or opposite signs.
+    """
     if is_plain(curvature):
         t = -z / N
         return t, be.isfinite(t), None
@@ -51,24 +62,31 @@ def _conic_roots(curvature, conic, x, y, z, L, M, N):
     b = c * (x * L + y * M + zN) - N
     g = c * (x * x + y * y + zz) - 2.0 * z
     disc = b * b - a * g
+    # Which form: a mask needs no graph (detached operands are not kept for backward).
+    near = be.detach(b) * be.detach(N) <= 0.0
     if be.grad_active():
         # No NaN may arise even where a mask later discards it: it would reach the
-        # gradient through the backward pass.  Misses get the finite t = -g.
+        # gradient through the backward pass.  Misses get a finite t (g or b + s√D).
         hit = disc >= 0
-        root = be.sqrt(be.where(hit, disc, 0.0))
-        denominator = b + be.copysign(root, b)
-        hit = be.logical_and(hit, denominator != 0)
-        # g rather than -g: autograd keeps g already (for a g); a new -g would be kept too.
-        t = g / be.where(hit, -denominator, -1.0)
+        signed_root = be.copysign(be.sqrt(be.where(hit, disc, 0.0)), N)
+        near_den = signed_root - b
+        near_ok = be.logical_and(be.logical_and(hit, near), near_den != 0)
+        far_ok = be.logical_and(be.logical_and(hit, be.logical_not(near)), a != 0)
+        t = be.where(
+            near,
+            g / be.where(near_ok, near_den, 1.0),
+            (b + signed_root) / be.where(far_ok, -a, 1.0),
+        )
+        hit = be.logical_or(near_ok, far_ok)
     else:
         # Without a graph a miss may go through NaN (sqrt of a negative discriminant,
-        # 0/0) and be caught at the end: three full-array passes fewer.  Misses get t = 0.
+        # 0/0, a root at infinity) and be caught at the end.  Misses get t = 0.
         with be.quiet_float_errors():
-            t = g / -(b + be.copysign(be.sqrt(disc), b))
+            signed_root = be.copysign(be.sqrt(disc), N)
+            t = be.where(near, g / (signed_root - b), (b + signed_root) / -a)
         hit = be.isfinite(t)
         t = be.where(hit, t, 0.0)
-    # The far sheet of a closed conic has (1+k) c z >= 1 (normal z-component flips).
-    # A mask needs no graph: detached operands are not kept for the backward pass.
+    # The far sheet of a conic has (1+k) c z >= 1 (normal z-component flips).
     zh = be.detach(z) + be.detach(t) * be.detach(N)
     hit = be.logical_and(hit, be.detach(c if sphere else kp1 * c) * zh < 1.0)
     return t, hit, b

@@ -118,10 +118,9 @@ def _require_valid(valid, fields, operand, what):
     ok = be.to_numpy(valid)
     if ok.all():
         return
-    k = int((~ok).nonzero()[0][0])
-    hx, hy = fields[k]
+    hx, hy = fields[int((~ok).nonzero()[0][0])]
     raise SolveError(
-        f"operand {operand}: the {what} of field {k} (hx, hy) = ({hx:g}, {hy:g}) fails "
+        f"operand {operand}: the {what} of the field (hx, hy) = ({hx:g}, {hy:g}) fails "
         "(misses a surface, is totally internally reflected or leaves a Newton surface's "
         "domain), so the operand has no value"
     )
