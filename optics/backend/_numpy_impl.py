@@ -143,3 +143,18 @@ def device_of(x):
 
 def item(x):
     return np.asarray(x).item()
+
+
+def accumulate(total, term, weight):
+    """``total + weight * term`` written into ``total`` when shape and dtype allow."""
+    if (
+        isinstance(total, np.ndarray)
+        and total.flags.writeable
+        and total.dtype.kind == "f"
+        and np.shape(term) == total.shape
+        and np.result_type(total, term, weight) == total.dtype
+    ):
+        if isinstance(weight, (int, float)) and weight == 1:
+            return np.add(total, term, out=total)
+        return np.add(total, np.multiply(term, weight), out=total)
+    return total + weight * term

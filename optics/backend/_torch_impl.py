@@ -327,3 +327,24 @@ def device_of(x):
 
 def item(x):
     return x.item()
+
+
+def accumulate(total, term, weight):
+    """``total + weight * term`` in place outside autograd and compiled graphs."""
+    in_graph = torch.is_grad_enabled() and (
+        total.requires_grad
+        or getattr(term, "requires_grad", False)
+        or getattr(weight, "requires_grad", False)
+    )
+    if (
+        in_graph
+        or torch.compiler.is_compiling()
+        or not isinstance(term, torch.Tensor)
+        or term.shape != total.shape
+        or term.dtype != total.dtype
+        or not total.is_floating_point()
+    ):
+        return total + weight * term
+    if isinstance(weight, (int, float)):
+        return total.add_(term, alpha=weight) if weight != 1 else total.add_(term)
+    return total.add_(term * weight)

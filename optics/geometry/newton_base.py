@@ -146,8 +146,11 @@ class NewtonRaphsonGeometry(Geometry):
         scope = self._prepared.scope() if self._prepared is not None else nullcontext()
         # Rays off the surface's domain make NaN on the way; they are classified, not errors.
         with scope, be.quiet_float_errors():
+            # A compiled forward+backward pass gets the roots of a no-grad pass
+            # (``given_root``, with zero Newton steps) and collects them (``root_sink``).
+            given = getattr(self, "given_root", None)
             with be.no_grad():
-                t0 = self.seed(*rays)
+                t0 = self.seed(*rays) if given is None else be.detach(given)
             result = solve_scalar_root(
                 problem,
                 t0,
@@ -156,6 +159,9 @@ class NewtonRaphsonGeometry(Geometry):
                 name=f"{self.type_name} surface intersection",
                 stacklevel=3,
             )
+        sink = getattr(self, "root_sink", None)
+        if sink is not None:
+            sink.append(be.detach(result.t))
         # In a compiled graph (static): a fixed masked step count, no host sync, no gathers;
         # inside a deferred-read trace the counts come later: assume rejections either way.
         counted = result.counted
