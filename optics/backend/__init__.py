@@ -74,7 +74,7 @@ from ._deferred import (  # noqa: F401  (re-exported through __all__)
     read_later,
     reads_deferred,
 )
-from ._fused import accumulate  # noqa: F401  (re-exported through __all__)
+from ._fused import accumulate, add_product  # noqa: F401  (re-exported through __all__)
 from ._math import (  # noqa: F401  (names made in a loop in _math)
     abs,
     all,

@@ -37,3 +37,19 @@ def accumulate(total, term, weight=1.0):
     if fused is None:
         return total + weight * term
     return fused(total, term, weight)
+
+
+def add_product(a, t, b):
+    """``a + t * b`` with one temporary fewer where the backend allows.
+
+    NumPy writes the sum into the product's fresh array; Torch without
+    autograd recording (and outside a compiled graph) uses one fused
+    ``addcmul``; otherwise, and on other backends, the plain expression.
+
+    Parameters
+    ----------
+    a, t, b : arrays or numbers, broadcasting together (at least one an array)
+    """
+    impl = impl_of_all(a, t, b)
+    fused = getattr(impl, "add_product", None)
+    return a + t * b if fused is None else fused(a, t, b)

@@ -158,3 +158,15 @@ def accumulate(total, term, weight):
             return np.add(total, term, out=total)
         return np.add(total, np.multiply(term, weight), out=total)
     return total + weight * term
+
+
+def add_product(a, t, b):
+    """``a + t * b``, the sum written into the product's fresh array when shapes allow."""
+    product = np.multiply(t, b)
+    if (
+        isinstance(product, np.ndarray)
+        and product.shape == np.broadcast_shapes(np.shape(a), product.shape)
+        and np.result_type(a, product) == product.dtype
+    ):
+        return np.add(a, product, out=product)
+    return a + product

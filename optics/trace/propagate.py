@@ -53,13 +53,13 @@ def through_surface(surface, frame, rays, before, after, index, clip=True):
     x, y, z, L, M, N = frame.to_local(rays.x, rays.y, rays.z, rays.L, rays.M, rays.N)
     geometry = surface.geometry
     t, hit, normal = geometry.intersect_with_normal(x, y, z, L, M, N)
-    x, y, z = x + t * L, y + t * M, z + t * N
+    x, y, z = be.add_product(x, t, L), be.add_product(y, t, M), be.add_product(z, t, N)
     valid = be.logical_and(rays.valid, hit)
     if clip is not False and surface.semi_diameter is not None:
         inside = x * x + y * y <= surface.semi_diameter**2
         valid = be.logical_and(valid, inside if clip is True else inside | ~clip)
     n_before = index(before)
-    opd = rays.opd + n_before * t
+    opd = be.add_product(rays.opd, n_before, t)
     if surface.is_mirror:
         nx, ny, nz = normal(x, y, z)
         L, M, N = reflect(L, M, N, nx, ny, nz)
@@ -88,7 +88,12 @@ def refract(L, M, N, nx, ny, nz, mu, cos_i=None):
     transmitted = k >= 0
     cos_t = be.sqrt(be.where(transmitted, k, 1.0))
     g = be.copysign(cos_t, cos_i) - mu * cos_i
-    return mu * L + g * nx, mu * M + g * ny, mu * N + g * nz, transmitted
+    return (
+        be.add_product(mu * L, g, nx),
+        be.add_product(mu * M, g, ny),
+        be.add_product(mu * N, g, nz),
+        transmitted,
+    )
 
 
 def reflect(L, M, N, nx, ny, nz):
