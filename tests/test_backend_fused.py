@@ -21,7 +21,7 @@ def test_add_product_equals_the_expression(backend):
         if backend == "numpy":  # the same two roundings
             np.testing.assert_array_equal(actual, expected)
         else:  # a fused multiply-add may round once: within an ulp of the terms
-            bound = np.abs(be.to_numpy(args[0] + 0.0 * expected))
+            bound = np.abs(be.to_numpy(args[0]) + 0.0 * expected)
             bound = bound + np.abs(be.to_numpy(args[1] * args[2]))
             np.testing.assert_allclose(actual, expected, rtol=0, atol=np.max(bound) * 2**-51)
     before = be.to_numpy(a).copy()
