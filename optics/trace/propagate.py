@@ -56,7 +56,7 @@ def through_surface(surface, frame, rays, before, after, index, clip=True):
     x, y, z = be.add_product(x, t, L), be.add_product(y, t, M), be.add_product(z, t, N)
     valid = be.logical_and(rays.valid, hit)
     if clip is not False and surface.semi_diameter is not None:
-        inside = x * x + y * y <= surface.semi_diameter**2
+        inside = be.add_product(x * x, y, y) <= surface.semi_diameter**2
         valid = be.logical_and(valid, inside if clip is True else inside | ~clip)
     n_before = index(before)
     opd = be.add_product(rays.opd, n_before, t)
@@ -84,10 +84,10 @@ def refract(L, M, N, nx, ny, nz, mu, cos_i=None):
     if cos_i is None:
         cos_i = L * nx + M * ny + N * nz
     mu2 = mu * mu  # a scalar (or per-ray with per-ray wavelengths)
-    k = (1.0 - mu2) + mu2 * (cos_i * cos_i)
+    k = be.add_product(1.0 - mu2, mu2, cos_i * cos_i)
     transmitted = k >= 0
     cos_t = be.sqrt(be.where(transmitted, k, 1.0))
-    g = be.copysign(cos_t, cos_i) - mu * cos_i
+    g = be.add_product(be.copysign(cos_t, cos_i), -mu, cos_i)
     return (
         be.add_product(mu * L, g, nx),
         be.add_product(mu * M, g, ny),
