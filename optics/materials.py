@@ -235,6 +235,11 @@ def _as_float(value) -> float:
 
 # --- lens-file values ------------------------------------------------------------------
 
+MAX_INDEX = 100.0
+"""Largest constant index or nd a lens file may give (real media stay below about 5)."""
+MAX_ABBE = 1e6
+"""Largest Abbe number (1e6 is as good as no dispersion); keeps float32 traces finite."""
+
 _FORMS = (
     "'air', 'mirror', a glass name, { index = n }, { nd = n, vd = v } "
     "or { name = glass, catalog = vendor }"
@@ -285,9 +290,10 @@ def _from_table(spec, where):
     """A material from a lens-file table (a mapping)."""
     keys = set(spec)
     if keys == {"index"}:
-        return ConstantIndex(_number(spec, "index", where, lower=0.0))
+        return ConstantIndex(_number(spec, "index", where, lower=0.0, upper=MAX_INDEX))
     if keys == {"nd", "vd"}:
-        return Abbe(_number(spec, "nd", where, lower=1.0), _number(spec, "vd", where, lower=0.0))
+        nd = _number(spec, "nd", where, lower=1.0, upper=MAX_INDEX)
+        return Abbe(nd, _number(spec, "vd", where, lower=0.0, upper=MAX_ABBE))
     if keys in ({"name"}, {"name", "catalog"}):
         name, catalog = spec["name"], spec.get("catalog")
         if not isinstance(name, str) or not name.strip():
@@ -325,15 +331,18 @@ def _catalog_glass(name, catalog, spec, where):
         ) from err
 
 
-def _number(spec, key, where, *, lower):
-    """spec[key] as a float, finite and greater than ``lower``."""
+def _number(spec, key, where, *, lower, upper):
+    """spec[key] as a float, finite, greater than ``lower`` and at most ``upper``."""
     value = spec[key]
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise _bad(spec, where, f"{key} must be a number, got {value!r}")
     value = float(value)
-    if not math.isfinite(value) or value <= lower:
+    if not math.isfinite(value) or not lower < value <= upper:
         raise _bad(
-            spec, where, f"{key} must be a finite number greater than {lower:g}, got {value!r}"
+            spec,
+            where,
+            f"{key} must be a finite number greater than {lower:g} and at most {upper:g}, "
+            f"got {value!r}",
         )
     return value
 

@@ -28,6 +28,7 @@ LAYERS = (
     ("optics.rays", 4),
     ("optics.frames", 4),
     ("optics._glass_catalog", 4),
+    ("optics._dispersion_formulas", 4),
     ("optics.materials", 4),
     ("optics.sampling", 4),
     ("optics.surfaces", 4),

@@ -38,7 +38,9 @@ def test_analyze_json_reproduces_reference(capsys, backend_name):
         "xp_position",
         "image_height",
         "total_track",
+        "magnification",
     }
+    assert report["paraxial"]["magnification"] is None  # object at infinity
     for key, want in EXPECTED["paraxial"].items():
         assert report["paraxial"][key] == pytest.approx(want, rel=1e-9)
     assert len(report["spot"]) == 3

@@ -18,6 +18,11 @@ from optics.geometry import Standard
 from optics.geometry.aspheres import EvenAsphere
 from optics.geometry.conic import conic_intersect
 from optics.geometry.newton_base import NewtonRaphsonGeometry
+from optics.materials import ConstantIndex
+from optics.paraxial import paraxial
+from optics.surfaces import Surface
+from optics.system import Aperture, Fields, Optic, Wavelengths
+from optics.trace import trace_rays
 
 
 def _sag(radius, conic, h):
@@ -228,3 +233,29 @@ def test_newton_surface_seeded_by_the_base_conic_starting_beyond_the_centre(back
     t, hit = geometry.intersect(*(be.asarray(a) for a in rays))
     assert bool(be.all(hit))
     np.testing.assert_allclose(be.to_numpy(t), expected, rtol=0, atol=1e-11)
+
+
+def test_launch_plane_beyond_the_first_centre_of_curvature(backend):
+    # A weak meniscus with its stop 30 mm behind it: the entrance pupil (where an object at
+    # infinity launches its rays) lies beyond surface 1's centre of curvature (R = 20),
+    # so every ray meets surface 1 at a negative distance.  Axis-parallel rays must land
+    # on the sag z = R - sqrt(R² - h²).
+    optic = Optic(
+        [
+            Surface(thickness=math.inf),
+            Surface(Standard(20.0), 4.0, ConstantIndex(1.5)),
+            Surface(Standard(25.0), 30.0),
+            Surface(Standard(), 20.0, is_stop=True),
+            Surface(),
+        ],
+        Aperture("epd", 10.0),
+        Fields("angle", [(0.0, 0.0)]),
+        Wavelengths([0.55], 0),
+    )
+    assert float(be.to_numpy(paraxial(optic).ep_position)) > 20.0
+    py = np.array([0.0, 0.3, -0.6, 1.0])
+    path = trace_rays(optic, 0.0, 0.0, 0.0, be.asarray(py), record=True)
+    assert be.to_numpy(path[-1].valid).all()
+    h = be.to_numpy(path[1].y)
+    np.testing.assert_allclose(be.to_numpy(path[1].z), 20.0 - np.sqrt(400.0 - h * h), atol=1e-13)
+    assert np.abs(h).max() > 2.0

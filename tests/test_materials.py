@@ -342,6 +342,8 @@ def test_air_spec_gives_the_air_singleton():
         ({"nd": 1.5}, "missing key\\(s\\) vd"),
         ({"nd": 0.9, "vd": 50.0}, "nd must be a finite number greater than 1"),
         ({"nd": 1.5, "vd": 0}, "vd must be a finite number greater than 0"),
+        ({"index": 1e308}, "index must be a finite number greater than 0 and at most 100"),
+        ({"nd": 1.5, "vd": 1e300}, "vd must be a finite number greater than 0 and at most 1e"),
         ({"catalog": "schott"}, "missing key\\(s\\) name"),
         ({"index": 1.5, "nd": 1.5}, "mix different forms"),
         ({"glass": "N-BK7"}, "unknown key\\(s\\) glass"),
@@ -364,3 +366,48 @@ def test_importing_materials_loads_no_catalog_package():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("alias", "name", "catalog"),
+    [
+        ("BK7", "N-BK7", "schott"),
+        ("bk7", "N-BK7", "schott"),
+        ("N BK7", "N-BK7", "schott"),
+        ("nbk7", "N-BK7", "schott"),
+        ("BAK1", "N-BAK1", "schott"),
+        ("K9L", "H-K9L", "cdgm"),
+        ("F2", "F2", "schott"),  # a name a catalog has is never replaced by an alias
+    ],
+)
+def test_common_glass_aliases_resolve(glass_catalog, alias, name, catalog):
+    assert material_from_spec(alias) == CatalogGlass(name, catalog)
+
+
+def test_an_alias_works_in_a_lens_file(glass_catalog, tmp_path):
+    from optics import samples
+    from optics.io import load
+
+    text = samples.path("singlet").read_text().replace('"N-BK7"', '"bk7"')
+    (tmp_path / "bk7.toml").write_text(text)
+    assert load(tmp_path / "bk7.toml").surfaces[1].material == CatalogGlass("N-BK7", "schott")
+
+
+def test_suggestions_list_the_same_glass_family_first(glass_catalog):
+    with pytest.raises(LensFileError) as caught:
+        material_from_spec("LAK99")
+    closest = str(caught.value).split("closest names: ")[1].split(", ")
+    assert len(closest) == 5
+    assert all("LAK" in entry.upper() for entry in closest), closest
+    with pytest.raises(LensFileError) as caught:
+        material_from_spec({"name": "SK16", "catalog": "schott"})
+    assert "closest names: N-SK16 (schott)" in str(caught.value)
+
+
+def test_the_range_warning_ignores_nan_wavelengths(glass_catalog):
+    glass = material_from_spec("N-BK7")  # valid 0.3-2.5 µm
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        glass.index(be.asarray([float("nan"), 0.55, 3.0]))
+    (warning,) = caught
+    assert "(3 µm)" in str(warning.message) and "nan" not in str(warning.message)

@@ -35,8 +35,8 @@ NEEDS_TORCH = {
 }
 
 
-def test_the_page_has_three_worked_examples():
-    assert len(EXAMPLES) == 3
+def test_the_page_has_four_worked_examples():
+    assert len(EXAMPLES) == 4
     assert all(any(lang == "python" for lang, _ in blocks) for blocks in EXAMPLES.values())
 
 

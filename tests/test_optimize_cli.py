@@ -109,6 +109,40 @@ def test_torch_driver_on_numpy_exits_2(lens, tmp_path, capsys):
 
 
 def test_output_is_required(lens, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["optimize", str(lens)])
-    assert exit_info.value.code == 2
+    assert main(["optimize", str(lens)]) == 2
+
+
+@pytest.mark.parametrize("output", ["out.txt", "missing/out.toml", "."])
+def test_a_bad_output_is_refused_before_the_first_step(lens, tmp_path, capsys, monkeypatch, output):
+    def never(*args, **kwargs):
+        raise AssertionError("the optimization ran")
+
+    monkeypatch.setattr("optics.optimize.optimize", never)
+    target = tmp_path if output == "." else tmp_path / output
+    assert main(["optimize", str(lens), "-o", str(target)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and str(target) in err
+
+
+def test_ctrl_c_writes_the_best_lens_so_far_and_exits_130(lens, tmp_path, capsys, monkeypatch):
+    from optics.optimize.history import Recorder
+
+    record = Recorder.record
+    calls = []
+
+    def interrupted_at_the_fourth(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return record(self, *args, **kwargs)
+
+    monkeypatch.setattr(Recorder, "record", interrupted_at_the_fourth)
+    out = tmp_path / "out.toml"
+    argv = ["optimize", str(lens), "--backend", "numpy", "--steps", "50", "-o", str(out)]
+    assert main(argv) == 130
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "interrupted after step" in err and str(out) in err
+    merit_reached = float(err.split("merit ")[1].split()[0])
+    assert _merit(out) == pytest.approx(merit_reached, rel=1e-5)  # printed with 6 digits
+    assert _merit(out) < _merit(lens)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

@@ -197,3 +197,20 @@ def test_concave_mirror_at_finite_conjugates_reports_positive_fno(backend):
     data = paraxial(optic)
     assert _f(data.fno) == pytest.approx(200.0 / 20.0, rel=1e-13)
     assert _f(data.magnification) == pytest.approx(-1.0, rel=1e-13)
+
+
+def test_afocal_system_at_finite_conjugates_keeps_its_working_fno(backend):
+    # An afocal system still images a finite object, with one lateral magnification m at
+    # every conjugate; its working F/# is |m| / (2 tan(asin NA)) in air, and finite.
+    data = {}
+    for distance in (150.0, 400.0):
+        optic = _afocal_block(aperture=("object_na", 0.05))
+        optic.surfaces[0].thickness = distance
+        optic.fields = Fields("object_height", [(0.0, 0.0), (0.0, 1.0)])
+        data[distance] = paraxial(optic)
+    m = _f(data[150.0].magnification)
+    assert _f(data[400.0].magnification) == pytest.approx(m, rel=1e-9)
+    for first_order in data.values():
+        assert math.isinf(_f(first_order.efl))
+        want = abs(m) / (2 * math.tan(math.asin(0.05)))
+        assert _f(first_order.fno) == pytest.approx(want, rel=1e-12)

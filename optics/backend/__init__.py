@@ -15,6 +15,7 @@ backend names; see docs/backend.md for the full list and how to add a backend.
 """
 
 from ..errors import BackendUnavailableError  # noqa: F401
+from . import _fft as fft  # noqa: F401  (be.fft.fft2, be.fft.expi ...: DFTs on every backend)
 from . import _optim as optim  # noqa: F401  (optimizer glue: be.optim.GradientOptimizer ...)
 from ._autodiff import (  # noqa: F401  (re-exported through __all__)
     detach,

@@ -1,13 +1,18 @@
 """The ``optics`` command: one subcommand module per job, registered below.
 
-User mistakes (bad lens files, bad options) print one line to stderr and exit
-with status 2; no traceback.
+:func:`main` is the command's one error boundary (docs/cli.md, "Errors and exit
+status"): user mistakes (bad lens files, bad options, unreadable or unwritable
+files, numerics that cannot go on) print one line to stderr and exit with
+status 2; anything else is a bug in optics and prints one line asking for a
+report, exit status 1.  Warnings print as one line each.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import warnings
 
 from .._version import __version__
 from ..errors import OpticsError
@@ -21,13 +26,24 @@ _SUBCOMMANDS = (
     "optics.cli._demo",
     "optics.cli._gradcheck",
     "optics.cli._optimize",
+    "optics.cli._wavefront",
+    "optics.cli._mtf",
+    "optics.cli._psf",
 )
+
+
+EXIT_OK = 0
+EXIT_BUG = 1
+EXIT_USER = 2
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by it
+TRACEBACK_VARIABLE = "OPTICS_TRACEBACK"
+"""Set to 1 to let an unexpected exception (a bug) show its traceback."""
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,22 +69,104 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Entry point of the ``optics`` console script; returns the exit status."""
+    """Entry point of the ``optics`` console script; returns the exit status.
+
+    A bad option exits 2 with argparse's one line (``--help``/``--version``
+    return 0).  Every failure ends here as one line on stderr: an :class:`OpticsError`
+    (lens file, configuration, numerics), an ``OSError`` (a file that cannot
+    be read or written), an ``ArithmeticError`` (a degenerate system, such as a
+    division by zero in the paraxial data) or a ``RecursionError``/``MemoryError``
+    gives status 2;
+    Ctrl-C 130; a closed stdout (``| head``) 141 without a message; any other
+    exception is a bug: status 1 and a line asking for a report
+    (``OPTICS_TRACEBACK=1`` shows the traceback instead).
+    """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a bad option (its one line is printed)
+        return exc.code if isinstance(exc.code, int) else EXIT_USER
     if getattr(args, "func", None) is None:
         parser.print_help()
-        return 0
+        return EXIT_OK
+    name = f"optics {args.command}"
+    with warnings.catch_warnings():
+        warnings.showwarning = _one_line_warning(name)
+        try:
+            status = int(args.func(args) or 0)
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+            return status
+        except BrokenPipeError:
+            _silence_stdout()
+            return EXIT_BROKEN_PIPE
+        except KeyboardInterrupt:
+            _error(name, "interrupted")
+            return EXIT_INTERRUPTED
+        except OpticsError as exc:
+            _error(name, str(exc))
+        except OSError as exc:
+            _error(name, os_error_message(exc))
+        except RecursionError:
+            _error(name, "input nested too deeply to process")
+        except ArithmeticError as exc:  # a degenerate system the checks did not catch
+            _error(
+                name,
+                f"the computation failed ({type(exc).__name__}: {exc}): the system is probably "
+                "degenerate (e.g. the object in the entrance pupil); if it is not, please "
+                "report it",
+            )
+        except MemoryError:
+            _error(name, "out of memory (fewer rays, rings or steps may fit)")
+        except Exception as exc:
+            if os.environ.get(TRACEBACK_VARIABLE, "") not in ("", "0"):
+                raise
+            detail = one_line(f"{type(exc).__name__}: {exc}")
+            _error(
+                name,
+                f"internal error ({detail}); this is a bug in optics, please report it with "
+                f"the command line and input files ({TRACEBACK_VARIABLE}=1 shows the traceback)",
+                kind="bug",
+            )
+            return EXIT_BUG
+    return EXIT_USER
+
+
+def os_error_message(exc: OSError) -> str:
+    """'FILE: reason' for an OSError (the file names come first, as in every message)."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    files = [f for f in (exc.filename, exc.filename2) if f is not None]
+    return f"{': '.join(map(str, files))}: {reason}" if files else reason
+
+
+def one_line(text: str) -> str:
+    """``text`` with its line breaks folded into "; " (messages are one line)."""
+    return "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def _error(name, message, kind="error"):
     try:
-        return int(args.func(args) or 0)
-    except OpticsError as exc:
-        print(f"optics {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        print(f"optics {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+        print(f"{name}: {kind}: {one_line(message)}", file=sys.stderr)
+    except (OSError, ValueError):  # stderr closed too: nothing left to tell
+        pass
+
+
+def _one_line_warning(name):
+    def show(message, category, filename, lineno, file=None, line=None):
+        try:
+            print(f"{name}: warning: {one_line(message)}", file=file or sys.stderr)
+        except (OSError, ValueError):
+            pass
+
+    return show
+
+
+def _silence_stdout():
+    """After a broken pipe, point stdout at /dev/null so the exit flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (tests) or closed
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,6 +8,7 @@ from ._common import (
     json_number,
     load_lens,
     print_json,
+    rings_option,
     table,
 )
 
@@ -22,6 +23,7 @@ PARAXIAL_KEYS = (
     "xp_position",
     "image_height",
     "total_track",
+    "magnification",
 )
 
 
@@ -29,7 +31,8 @@ def register(subparsers):
     parser = subparsers.add_parser(
         "analyze",
         help="first-order data and spot sizes of a lens",
-        description="Print the paraxial (first-order) data of LENS and a spot table: RMS radius "
+        description="Print the paraxial (first-order) data of LENS (with the paraxial "
+        "magnification for an object at a finite distance) and a spot table: RMS radius "
         "about the chief ray and about the centroid, centroid and geometric radius per field "
         "and wavelength (hexapolar pupil sampling).",
     )
@@ -38,7 +41,7 @@ def register(subparsers):
     )
     add_backend_options(parser)
     parser.add_argument(
-        "--rings", type=int, default=6, help="hexapolar rings (default 6: 127 rays)"
+        "--rings", type=rings_option, default=6, help="hexapolar rings (default 6: 127 rays)"
     )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of tables"
@@ -57,20 +60,20 @@ def analysis_report(optic, rings, backend_name):
         for key in ("rms_radius_chief", "rms_radius_centroid", "geo_radius"):
             spot[key] = json_number(spot[key])
         spot["centroid"] = [json_number(v) for v in spot["centroid"]]
+    paraxial_data = {k: json_number(first_order[k]) for k in PARAXIAL_KEYS}
+    if optic.object_at_infinity:
+        paraxial_data["magnification"] = None  # no finite conjugate: not defined
     return {
         "name": optic.name,
         "backend": backend_name,
-        "paraxial": {k: json_number(first_order[k]) for k in PARAXIAL_KEYS},
+        "paraxial": paraxial_data,
         "spot": spots,
     }
 
 
 def run(args):
     from .. import backend as be
-    from ._common import UsageError
 
-    if args.rings < 1:
-        raise UsageError(f"--rings must be at least 1, not {args.rings}")
     with backend_context(args):
         optic = load_lens(args.lens)
         report = analysis_report(optic, args.rings, be.get_backend())
@@ -79,7 +82,12 @@ def run(args):
         return 0
     print(f"{report['name'] or args.lens}  ({report['backend']}, {len(report['spot'])} spots)")
     print()
-    print(table(["quantity", "value"], [(k, v) for k, v in report["paraxial"].items()]))
+    rows = [
+        (k, v)
+        for k, v in report["paraxial"].items()
+        if not (k == "magnification" and v is None)  # only for a finite object
+    ]
+    print(table(["quantity", "value"], rows))
     print()
     rows = [
         (

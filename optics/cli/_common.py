@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import sys
+
+import numpy as np
 
 from .. import backend as be
 from ..errors import OpticsError
@@ -40,15 +43,71 @@ def load_lens(path):
 
 
 def json_number(value):
-    """A float for JSON, or None where it is not finite (JSON has no NaN/inf)."""
+    """A float for JSON, or None where it is not finite (JSON has no NaN/inf) or missing."""
+    if value is None:
+        return None
     value = float(be.item(value))
     return value if math.isfinite(value) else None
 
 
+def json_safe(value):
+    """``value`` with every non-finite float (NaN, ±inf) replaced by None, recursively."""
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if getattr(value, "dtype", None) is not None and getattr(value, "ndim", 0) == 0:
+        kind = np.asarray(be.to_numpy(value)).dtype.kind
+        if kind == "b":
+            return bool(be.to_numpy(value))
+        if kind in "iu":
+            return int(be.to_numpy(value))
+    return json_number(value)  # a float scalar of NumPy or the backend
+
+
 def print_json(obj):
-    """Print exactly one JSON object on stdout."""
-    json.dump(obj, sys.stdout, indent=1, allow_nan=False)
-    sys.stdout.write("\n")
+    """Print exactly one JSON object on stdout: built completely first, then written at once.
+
+    A failure while building it (or a non-finite number, which becomes null)
+    therefore never leaves half a document on stdout.
+    """
+    text = json.dumps(json_safe(obj), indent=1, allow_nan=False)
+    sys.stdout.write(text + "\n")
+
+
+MAX_RINGS = 500
+"""Most hexapolar rings an option accepts (3R(R+1) + 1 = 751,501 rays per spot)."""
+
+
+def positive_int(text):
+    """argparse type: an integer >= 1."""
+    return _bounded_int(text, 1)
+
+
+def rings_option(text):
+    """argparse type of --rings: an integer from 1 to :data:`MAX_RINGS`."""
+    return _bounded_int(text, 1, MAX_RINGS)
+
+
+def nonnegative_int(text):
+    """argparse type: an integer >= 0 (e.g. --steps)."""
+    return _bounded_int(text, 0)
+
+
+def _bounded_int(text, lowest, highest=None):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
+    if value < lowest:
+        raise argparse.ArgumentTypeError(f"must be at least {lowest}, not {value}")
+    if highest is not None and value > highest:
+        raise argparse.ArgumentTypeError(f"must be at most {highest}, not {value}")
+    return value
 
 
 def table(headers, rows) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 
 from .. import backend as be
+from ..plot import check_image_path, layout_and_spots_figure, save_figure
 
 
 def register(subparsers):
@@ -33,10 +34,11 @@ def run(args):
         rings = 6
         json = False
 
+    plotting = importlib.util.find_spec("matplotlib") is not None
+    if plotting:
+        check_image_path(args.output)  # before any work
     analyze(_Args)
-    if importlib.util.find_spec("matplotlib") is not None:
-        from ..plot import layout_and_spots_figure, save_figure
-
+    if plotting:
         save_figure(layout_and_spots_figure(load("cooke_triplet")), args.output)
         print(f"\nwrote {args.output} (layout and spot diagrams)")
     else:

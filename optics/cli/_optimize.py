@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from ._common import UsageError, json_number, load_lens, print_json, table
+from ..plot import check_image_path, save_figure
+from ._common import UsageError, load_lens, nonnegative_int, print_json, table
 
+EXIT_INTERRUPTED = 130
 DRIVER_CHOICES = ("adam", "lbfgs", "least_squares", "minimize")
 
 
@@ -37,7 +39,7 @@ def register(subparsers):
     )
     parser.add_argument(
         "--steps",
-        type=int,
+        type=nonnegative_int,
         default=None,
         metavar="N",
         help="most optimizer steps (default: the section's 'steps', else 100)",
@@ -47,7 +49,8 @@ def register(subparsers):
         "--output",
         required=True,
         metavar="OUT.toml",
-        help="where to write the optimized lens (.toml or .json)",
+        help="where to write the optimized lens (.toml or .json; checked before the first step). "
+        "Ctrl-C writes the best lens so far there and exits with status 130",
     )
     parser.add_argument(
         "--json",
@@ -68,10 +71,12 @@ def register(subparsers):
 def run(args):
     from .. import backend as be
     from ..io import save
+    from ..io.lensfile import check_output_path
     from ..optimize import default_driver, optimize, problem_from_lens
 
-    if args.steps is not None and args.steps < 0:
-        raise UsageError(f"--steps must be >= 0, not {args.steps}")
+    check_output_path(args.output)  # refuse a bad output before the first step
+    if args.plot:
+        check_image_path(args.plot)
     backend = args.backend or ("torch" if "torch" in be.available_backends() else "numpy")
     with be.using(backend):
         optic = load_lens(args.lens)
@@ -88,12 +93,20 @@ def run(args):
             **section.run_options(driver),
         )
     save(optic, args.output)
+    if result.interrupted:
+        print(
+            f"optics optimize: interrupted after step {result.steps}: "
+            f"merit {result.merit_after:.6g} (start {result.merit_before:.6g}); "
+            f"wrote the best lens so far to {args.output}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     if args.plot:
         save_history_figure(result.history, args.plot, f"{optic.name or args.lens}: {driver}")
     report = result.as_dict()
     report["backend"] = backend
     if args.json:
-        print_json(_json_safe(report))
+        print_json(report)
         return 0
     _print_report(report, args)
     return 0
@@ -130,30 +143,17 @@ def _print_report(report, args):
     print(f"wrote {args.output}" + (f" and {args.plot}" if args.plot else ""))
 
 
-def _json_safe(value):
-    """Floats that JSON can hold (NaN and inf become null), recursively."""
-    if isinstance(value, float):
-        return json_number(value)
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
-    return value
-
-
 def save_history_figure(history, path, title=""):
     """Write the merit per step (log scale) to ``path`` (matplotlib imported here)."""
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:
         raise UsageError("--plot needs matplotlib: pip install 'optics[plot]'") from exc
-    from ..plot import save_figure
-
     fig = Figure(figsize=(6.0, 4.0), layout="constrained")
     ax = fig.subplots()
     ax.semilogy(history.steps, history.merits, marker=".")
-    ax.set_xlabel("step")
-    ax.set_ylabel("merit")
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel("merit (Σ weight · deviation², operand units²)")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     save_figure(fig, path)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import add_backend_options, backend_context, load_lens
+from ._common import add_backend_options, backend_context, load_lens, rings_option
 
 
 def register(subparsers):
@@ -18,14 +18,17 @@ def register(subparsers):
     parser.add_argument(
         "-o", "--output", required=True, metavar="OUT.png", help="image file to write"
     )
-    parser.add_argument("--rings", type=int, default=6, help="hexapolar rings for the spots")
+    parser.add_argument(
+        "--rings", type=rings_option, default=6, help="hexapolar rings for the spots (1-500)"
+    )
     add_backend_options(parser, precision=False)
     parser.set_defaults(func=run)
 
 
 def run(args):
-    from ..plot import layout_and_spots_figure, save_figure
+    from ..plot import check_image_path, layout_and_spots_figure, save_figure
 
+    check_image_path(args.output)
     with backend_context(args):
         optic = load_lens(args.lens)
         save_figure(layout_and_spots_figure(optic, rings=args.rings), args.output)

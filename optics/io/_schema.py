@@ -27,6 +27,8 @@ SURFACE_KEYS = ("type", "thickness", "material", "semi_diameter", "decenter", "t
 """Keys every surface type accepts; each geometry type adds its own ``spec_keys``."""
 
 DEFAULT_SURFACE_TYPE = "standard"
+MAX_THICKNESS = 1e12
+"""Largest finite thickness and decenter, mm (1000 km): beyond, ray squares overflow."""
 DEFAULT_WAVELENGTH = 0.5875618  # the helium d line, µm
 _REQUIRED = object()
 
@@ -63,6 +65,7 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
     fields = _fields(_section(data, "fields", source), f"{source}: fields")
     wavelengths = _wavelengths(_section(data, "wavelengths", source), f"{source}: wavelengths")
     surfaces = _surfaces(data.get("surfaces"), source)
+    _check_finite_conjugate(aperture, fields, surfaces, source)
     optimize = data.get("optimize")
     if optimize is not None:
         if not isinstance(optimize, Mapping):
@@ -75,6 +78,20 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
 
 
 # --- sections --------------------------------------------------------------------------
+
+
+def _check_finite_conjugate(aperture, fields, surfaces, source):
+    """object_na and object_height need an object at a finite distance: say so at load."""
+    if math.isfinite(surfaces[0].thickness):
+        return
+    needs = (("aperture", aperture.type, "object_na"), ("fields", fields.type, "object_height"))
+    for section, kind, finite_only in needs:
+        if kind == finite_only:
+            raise LensFileError(
+                f"{source}: [{section}]: key 'type' = {kind!r} needs an object at a finite "
+                "distance, but surface 0 has thickness = inf (give the object distance in mm, "
+                f"or use {'epd or image_fno' if section == 'aperture' else 'angle'})"
+            )
 
 
 def _section(data, key, source, required=False):
@@ -228,6 +245,11 @@ def _surface(entry, index, source) -> Surface:
             )
     else:
         thickness = real(entry, "thickness", where, default=0.0)
+    if math.isfinite(thickness) and abs(thickness) > MAX_THICKNESS:
+        raise LensFileError(
+            f"{where}: key 'thickness' = {thickness!r} mm is beyond the ±{MAX_THICKNESS:g} mm "
+            "that a trace can carry; use inf for an object at infinity"
+        )
     semi_diameter = entry.get("semi_diameter")
     if semi_diameter is not None:
         semi_diameter = real(entry, "semi_diameter", where, positive=True)
@@ -288,7 +310,13 @@ def _vector(entry, key, length, where):
     ):
         unit = "[dx, dy] in mm" if length == 2 else "[rx, ry, rz] in degrees"
         raise LensFileError(f"{where}: key '{key}' must be a list {unit}, not {value!r}")
-    return tuple(_finite(v, key, where) for v in value)
+    values = tuple(_finite(v, key, where) for v in value)
+    if length == 2 and any(abs(v) > MAX_THICKNESS for v in values):
+        raise LensFileError(
+            f"{where}: key '{key}' = {list(values)!r} mm is beyond the ±{MAX_THICKNESS:g} mm "
+            "that a trace can carry"
+        )
+    return values
 
 
 # --- values ----------------------------------------------------------------------------

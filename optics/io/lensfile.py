@@ -20,6 +20,7 @@ from pathlib import Path
 from .._version import __version__
 from ..errors import LensFileError
 from . import _toml_writer
+from ._parse import check_tree, json_loads, parse
 from ._schema import optic_from_dict
 from ._serialize import optic_to_dict
 
@@ -74,7 +75,7 @@ def load(path_or_name):
     except OSError as exc:
         raise LensFileError(f"{source}: cannot read the lens file: {exc.strerror or exc}") from exc
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte-order mark (as Excel writes) is skipped
     except UnicodeDecodeError as exc:
         raise LensFileError(f"{source}: not UTF-8 text (byte {exc.start}: {exc.reason})") from exc
     return optic_from_dict(loads(text, fmt, source), source)
@@ -116,30 +117,54 @@ def save(optic, path) -> Path:
     return path
 
 
+def check_output_path(path) -> Path:
+    """Raise LensFileError unless :func:`save` could write ``path``; nothing is written.
+
+    For commands that must refuse a bad output before long work: the extension
+    must be ``.toml`` or ``.json``, the folder must exist and be writable, and
+    the path must not be a folder.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
+    path = Path(path)
+    source = str(path)
+    _format(path, source)
+    folder = Path(os.path.realpath(path)).parent
+    if path.is_dir():
+        raise LensFileError(f"{source}: is a folder, not a lens file name")
+    if not folder.is_dir():
+        raise LensFileError(f"{source}: cannot write the lens file: no folder {folder}")
+    if not os.access(folder, os.W_OK):
+        raise LensFileError(f"{source}: cannot write the lens file: folder {folder} is read-only")
+    return path
+
+
 def loads(text: str, fmt: str, source: str = "<string>") -> dict:
     """Parse lens-file text (``fmt`` "toml" or "json") into lens-file data (a dict).
 
     JSON strings ``"inf"`` and ``"-inf"`` become infinities, except as values
-    of the keys ``name``, ``type``, ``material`` and ``catalog``.
+    of the keys ``name``, ``type``, ``material`` and ``catalog``.  A JSON
+    object with a repeated key, arrays or tables nested deeper than
+    :data:`optics.io._parse.MAX_DEPTH`, and integers too large for a float are refused
+    (TOML refuses repeated keys itself).
     """
+    if text.startswith("\ufeff"):
+        text = text[1:]
     if fmt == "toml":
-        try:
-            return tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise LensFileError(f"{source}: {_toml_error(exc)}") from exc
-    if fmt == "json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise LensFileError(
-                f"{source}: line {exc.lineno}, column {exc.colno}: JSON syntax error: {exc.msg}"
-            ) from exc
+        data = parse(tomllib.loads, tomllib.TOMLDecodeError, _toml_error, text, source)
+    elif fmt == "json":
+        data = parse(json_loads, json.JSONDecodeError, _json_error, text, source)
         if not isinstance(data, dict):
             raise LensFileError(
                 f"{source}: a JSON lens file holds one object {{...}}, not a {type(data).__name__}"
             )
-        return _decode_infinities(data)
-    raise ValueError(f"unknown lens-file format {fmt!r}")
+    else:
+        raise ValueError(f"unknown lens-file format {fmt!r}")
+    check_tree(data, source)
+    return _decode_infinities(data) if fmt == "json" else data
 
 
 def dumps(data: Mapping, fmt: str, source: str = "<string>") -> str:
@@ -227,6 +252,10 @@ def _create_temporary(target: Path):
 
 
 # --- format details ---------------------------------------------------------------------
+
+
+def _json_error(exc) -> str:
+    return f"line {exc.lineno}, column {exc.colno}: JSON syntax error: {exc.msg}"
 
 
 def _toml_error(exc) -> str:

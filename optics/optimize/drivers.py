@@ -76,6 +76,9 @@ def optimize(
     -------
     OptimizationResult
         With the history; the optic holds ``values_after`` as plain floats.
+        A KeyboardInterrupt (Ctrl-C) during the run ends it early: the result
+        then has ``interrupted`` True and the best point recorded so far
+        (the interrupt propagates only when no step was recorded yet).
 
     Raises
     ------
@@ -106,8 +109,14 @@ def optimize(
     recorder = Recorder(
         problem.physical, StopCriteria(steps, merit_tol, grad_tol), callback, progress
     )
+    interrupted = False
     try:
         run(problem, recorder, **options)
+    except KeyboardInterrupt:
+        if not recorder.history.records:
+            raise  # nothing better than the start was seen
+        interrupted = True
+        recorder.message = f"interrupted after step {recorder.step}"
     finally:
         recorder.close()
     best = recorder.best_point()
@@ -124,4 +133,5 @@ def optimize(
         operands_after=after,
         history=recorder.history,
         message=recorder.message,
+        interrupted=interrupted,
     )

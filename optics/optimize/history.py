@@ -209,6 +209,8 @@ class OptimizationResult:
     history : History
     message : str
         Why the run stopped.
+    interrupted : bool
+        True when Ctrl-C (KeyboardInterrupt) ended the run early.
     """
 
     driver: str
@@ -222,6 +224,7 @@ class OptimizationResult:
     operands_after: list
     history: History
     message: str
+    interrupted: bool = False
 
     def as_dict(self) -> dict:
         """The JSON form: merit_before, merit_after, steps, operands, variables (plain values)."""

@@ -21,6 +21,7 @@ from ..paraxial import paraxial
 from ..trace import trace_bundle
 from ..trace.object_field import unit_field_image_height
 from ..trace.real_image_height import field_parameters
+from .operands_wavefront import WAVEFRONT_OPERANDS
 
 
 class MeritContext:
@@ -307,4 +308,5 @@ OPERANDS = {
     "distortion": distortion,
     "center_thickness": center_thickness,
     "edge_thickness": edge_thickness,
+    **WAVEFRONT_OPERANDS,  # rms_wavefront, strehl, mtf
 }

@@ -73,7 +73,10 @@ def read_section(section, where="[optimize]") -> OptimizeSection:
         A missing, unknown or ill-typed key; the message names it.
     """
     if section is None:
-        raise LensFileError(f"{where}: the lens file has no [optimize] section")
+        raise LensFileError(
+            f"{where}: the lens file has no [optimize] section (docs/optimization.md; "
+            "the 'singlet' sample has one: optics optimize singlet -o best_form.toml)"
+        )
     if not isinstance(section, dict):
         raise LensFileError(f"{where}: must be a table, not {section!r}")
     _check_keys(section, SECTION_KEYS, where)

@@ -22,7 +22,14 @@ from .forbes import (
     qbfs_polynomials,
     qbfs_sum,
 )
-from .zernike import FRINGE_MAX_INDEX, fringe_to_nm, noll_to_nm, zernike_nm, zernike_sum
+from .zernike import (
+    FRINGE_MAX_INDEX,
+    fringe_to_nm,
+    noll_to_nm,
+    zernike_basis,
+    zernike_nm,
+    zernike_sum,
+)
 
 __all__ = [
     "chebyshev_t",
@@ -32,6 +39,7 @@ __all__ = [
     "fringe_to_nm",
     "zernike_nm",
     "zernike_sum",
+    "zernike_basis",
     "FRINGE_MAX_INDEX",
     "qbfs_polynomials",
     "q2d_polynomials",

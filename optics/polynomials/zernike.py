@@ -30,7 +30,14 @@ from .. import backend as be
 from ._cartesian import COS, SIN, add_term, broadcast_xy, harmonics
 from ._recurrence import ThreeTermRecurrence, coefficient_vector
 
-__all__ = ["noll_to_nm", "fringe_to_nm", "zernike_nm", "zernike_sum", "FRINGE_MAX_INDEX"]
+__all__ = [
+    "noll_to_nm",
+    "fringe_to_nm",
+    "zernike_nm",
+    "zernike_sum",
+    "zernike_basis",
+    "FRINGE_MAX_INDEX",
+]
 
 FRINGE_MAX_INDEX = 37
 
@@ -209,3 +216,35 @@ def zernike_sum(coefficients, x, y, ordering="noll"):
         weight = c[j - 1] * _normalization(n, m) if normalize else c[j - 1]
         terms.append((n, m, weight))
     return _series(terms, x, y)
+
+
+def zernike_basis(terms, x, y, ordering="fringe", axis=-1):
+    """The first ``terms`` Zernike terms at normalized points, stacked as columns.
+
+    Parameters
+    ----------
+    terms : int
+        Number of terms J (indices 1..J; at most 37 for Fringe).
+    x, y : arrays, shape (P,)
+        Normalized coordinates (x, y) = rho (cos theta, sin theta), theta from
+        +x toward +y.
+    ordering : {"fringe", "noll"}
+        "fringe": Fringe indices, unnormalized (R_n^m(1) = 1), as Zemax and
+        CODE V list them; "noll": Noll indices, unit-RMS (orthonormal) terms.
+
+    axis : int
+        Where the term axis goes: -1 gives shape (P, J), 0 gives (J, P).
+
+    Returns
+    -------
+    array, shape (P, J) or (J, P)
+        Z_j(x, y) at index j - 1 of the term axis.
+    """
+    if ordering not in _ORDERINGS:
+        raise ValueError(f"Zernike ordering must be one of {sorted(_ORDERINGS)}, got {ordering!r}")
+    index_to_nm, normalize = _ORDERINGS[ordering]
+    columns = []
+    for j in range(1, terms + 1):
+        n, m = index_to_nm(j)
+        columns.append(zernike_nm(n, m, x, y, normalize=normalize)[0])
+    return be.stack(columns, axis=axis)

@@ -1,0 +1,121 @@
+"""The dispersion formulas 1-9 of the refractiveindex.info database, on any backend.
+
+As in the database's "Dispersion formulas" (database/doc): λ is the vacuum
+wavelength in µm and the coefficients C1, C2 ... are ``c[0], c[1] ...``.
+Every formula takes a wavelength array of any shape and returns n of the same
+shape, dtype, backend and device.
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import backend as be
+
+__all__ = ["FORMULAS"]
+
+
+def _terms(coefficients, first, width):
+    """Groups of ``width`` coefficients from index ``first`` (the last zero-padded);
+    a group whose multiplier (its first entry) is zero adds nothing and is skipped."""
+    rest = list(coefficients[first:])
+    rest += [0.0] * (-len(rest) % width)
+    groups = (tuple(rest[i : i + width]) for i in range(0, len(rest), width))
+    return [group for group in groups if group[0] != 0.0]
+
+
+def _padded(coefficients, count):
+    """The first ``count`` coefficients, missing ones taken as zero."""
+    return tuple(coefficients[:count]) + (0.0,) * max(0, count - len(coefficients))
+
+
+def _sellmeier(wl, c):
+    """Formula 1: n² − 1 = C1 + Σ C_i λ² / (λ² − C_{i+1}²)."""
+    lam2 = be.square(wl)
+    n2 = be.full_like(wl, 1.0 + c[0])
+    for strength, resonance in _terms(c, 1, 2):
+        n2 = n2 + strength * lam2 / (lam2 - resonance * resonance)
+    return be.sqrt(n2)
+
+
+def _sellmeier2(wl, c):
+    """Formula 2: n² − 1 = C1 + Σ C_i λ² / (λ² − C_{i+1})."""
+    lam2 = be.square(wl)
+    n2 = be.full_like(wl, 1.0 + c[0])
+    for strength, resonance2 in _terms(c, 1, 2):
+        n2 = n2 + strength * lam2 / (lam2 - resonance2)
+    return be.sqrt(n2)
+
+
+def _polynomial(wl, c):
+    """Formula 3: n² = C1 + Σ C_i λ^C_{i+1}."""
+    n2 = be.full_like(wl, c[0])
+    for factor, power in _terms(c, 1, 2):
+        n2 = n2 + factor * wl**power
+    return be.sqrt(n2)
+
+
+def _refractiveindex_info(wl, c):
+    """Formula 4: n² = C1 + C2 λ^C3/(λ² − C4^C5) + C6 λ^C7/(λ² − C8^C9) + Σ_{i≥10} C_i λ^C_{i+1}."""
+    lam2 = be.square(wl)
+    n2 = be.full_like(wl, c[0])
+    for factor, power, base, exponent in _terms(_padded(c, 9)[1:9], 0, 4):
+        n2 = n2 + factor * wl**power / (lam2 - math.pow(base, exponent))
+    for factor, power in _terms(c, 9, 2):
+        n2 = n2 + factor * wl**power
+    return be.sqrt(n2)
+
+
+def _cauchy(wl, c):
+    """Formula 5: n = C1 + Σ C_i λ^C_{i+1}."""
+    n = be.full_like(wl, c[0])
+    for factor, power in _terms(c, 1, 2):
+        n = n + factor * wl**power
+    return n
+
+
+def _gases(wl, c):
+    """Formula 6: n − 1 = C1 + Σ C_i / (C_{i+1} − λ⁻²)."""
+    inverse_lam2 = 1.0 / be.square(wl)
+    n = be.full_like(wl, 1.0 + c[0])
+    for strength, resonance in _terms(c, 1, 2):
+        n = n + strength / (resonance - inverse_lam2)
+    return n
+
+
+def _herzberger(wl, c):
+    """Formula 7: n = C1 + C2/(λ² − 0.028) + C3/(λ² − 0.028)² + C4 λ² + C5 λ⁴ + C6 λ⁶."""
+    c1, c2, c3, c4, c5, c6 = _padded(c, 6)
+    lam2 = be.square(wl)
+    pole = 1.0 / (lam2 - 0.028)
+    return c1 + pole * (c2 + c3 * pole) + lam2 * (c4 + lam2 * (c5 + lam2 * c6))
+
+
+def _retro(wl, c):
+    """Formula 8: (n² − 1)/(n² + 2) = C1 + C2 λ²/(λ² − C3) + C4 λ², solved for n."""
+    c1, c2, c3, c4 = _padded(c, 4)
+    lam2 = be.square(wl)
+    ratio = c1 + c2 * lam2 / (lam2 - c3) + c4 * lam2
+    return be.sqrt((1.0 + 2.0 * ratio) / (1.0 - ratio))
+
+
+def _exotic(wl, c):
+    """Formula 9: n² = C1 + C2/(λ² − C3) + C4 (λ − C5) / ((λ − C5)² + C6)."""
+    c1, c2, c3, c4, c5, c6 = _padded(c, 6)
+    shifted = wl - c5
+    n2 = c1 + c2 / (be.square(wl) - c3) + c4 * shifted / (be.square(shifted) + c6)
+    return be.sqrt(n2)
+
+
+FORMULAS = {
+    1: _sellmeier,
+    2: _sellmeier2,
+    3: _polynomial,
+    4: _refractiveindex_info,
+    5: _cauchy,
+    6: _gases,
+    7: _herzberger,
+    8: _retro,
+    9: _exotic,
+}
+"""Formula number -> ``n(wavelength, coefficients)``."""

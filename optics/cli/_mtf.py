@@ -1,0 +1,108 @@
+"""``optics mtf``: diffraction MTF per field (tangential, sagittal) with the diffraction limit."""
+
+from __future__ import annotations
+
+from ._common import UsageError, add_backend_options, backend_context, load_lens, print_json, table
+from ._wavefront import add_wavelength_option
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "mtf",
+        help="diffraction MTF per field with the diffraction limit",
+        description="Print the FFT (diffraction) MTF of LENS per field, tangential (along the "
+        "field's y direction) and sagittal, at the given spatial frequencies in cycles/mm on "
+        "the image surface, with the diffraction-limited curve and its cutoff "
+        "1/(wavelength x working F/#). --geometric reports the geometric MTF (from the "
+        "ray density of the spot) instead, for heavily aberrated systems.",
+    )
+    parser.add_argument(
+        "lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name"
+    )
+    parser.add_argument(
+        "--frequencies",
+        metavar="F1,F2,...",
+        help="cycles/mm (default: ten steps up to the on-axis cutoff)",
+    )
+    add_wavelength_option(parser)
+    parser.add_argument(
+        "--samples", type=int, default=None, help="pupil samples N (default: from the slope)"
+    )
+    parser.add_argument(
+        "--geometric",
+        action="store_true",
+        help="geometric MTF from the ray density instead of the diffraction MTF",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--plot", metavar="OUT.png", help="write the diffraction MTF curves to an image file"
+    )
+    add_backend_options(parser)
+    parser.set_defaults(func=run)
+
+
+def parse_frequencies(text):
+    """ "10,25,50" -> [10.0, 25.0, 50.0]; UsageError on anything else."""
+    if text is None:
+        return None
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(
+            f"--frequencies must be numbers separated by commas, not {text!r}"
+        ) from None
+    if not values or any(v < 0 for v in values):
+        raise UsageError(f"--frequencies must be non-negative cycles/mm, not {text!r}")
+    return values
+
+
+def _replace_with_geometric(optic, report, wavelength):
+    """Tangential and sagittal curves of ``report`` replaced by the geometric MTF."""
+    from .. import backend as be
+    from ..analysis.mtf import geometric_mtf
+
+    for field in report["fields"]:
+        curves = geometric_mtf(optic, tuple(field["field"]), field["frequencies"], wavelength)
+        field["tangential"], field["sagittal"] = (
+            [float(v) for v in be.to_numpy(c)] for c in curves
+        )
+
+
+def run(args):
+    from .. import backend as be
+    from ..analysis.mtf import mtf
+
+    frequencies = parse_frequencies(args.frequencies)
+    if args.samples is not None and args.samples < 8:
+        raise UsageError(f"--samples must be at least 8, not {args.samples}")
+    with backend_context(args):
+        optic = load_lens(args.lens)
+        result = mtf(optic, None, frequencies, args.wavelength, samples=args.samples)
+        if args.plot:
+            from ..plot_wavefront import mtf_figure, save
+
+            top = float(be.item(result.cutoff[0]))
+            curve = [top * k / 100 for k in range(101)]
+            dense = mtf(optic, None, curve, args.wavelength, samples=result.samples)
+            save(mtf_figure(dense), args.plot)
+        report = result.as_dict()
+        if args.geometric:
+            _replace_with_geometric(optic, report, args.wavelength)
+    if args.json:
+        print_json(report)
+        return 0
+    kind = "geometric" if args.geometric else "diffraction"
+    print(f"{kind} MTF; cutoff {report['cutoff']:.6g} cycles/mm at {report['wavelength']:g} um")
+    for field in report["fields"]:
+        print()
+        print(f"field ({field['field'][0]:g}, {field['field'][1]:g})")
+        rows = zip(
+            field["frequencies"],
+            field["tangential"],
+            field["sagittal"],
+            field["diffraction_limit"],
+        )
+        print(table(["cycles/mm", "tangential", "sagittal", "diffraction limit"], rows))
+    if args.plot:
+        print(f"wrote {args.plot}")
+    return 0

@@ -1,0 +1,77 @@
+"""``optics psf``: FFT point spread function and Strehl ratio of one field."""
+
+from __future__ import annotations
+
+from ._common import UsageError, add_backend_options, backend_context, load_lens, print_json, table
+from ._wavefront import add_wavelength_option
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "psf",
+        help="FFT point spread function and Strehl ratio of one field",
+        description="Compute the FFT PSF of field I of LENS (normalized so the unaberrated "
+        "peak is 1, so its peak is the Strehl ratio), print the Strehl ratio, the sampling "
+        "and the encircled energy, and optionally plot the image.",
+    )
+    parser.add_argument(
+        "lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name"
+    )
+    parser.add_argument("--field", type=int, default=0, metavar="I", help="field index (default 0)")
+    add_wavelength_option(parser)
+    parser.add_argument("--samples", type=int, default=None, help="pupil samples N")
+    parser.add_argument("--grid", type=int, default=None, help="FFT size G (default 2N)")
+    parser.add_argument("--log", action="store_true", help="plot on a logarithmic scale")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--plot", metavar="OUT.png", help="write the PSF image to a file")
+    add_backend_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    from .. import backend as be
+    from ..analysis.encircled_energy import psf_encircled_energy
+    from ..analysis.psf import psf
+
+    with backend_context(args):
+        optic = load_lens(args.lens)
+        fields = optic.fields.normalized()
+        if not 0 <= args.field < len(fields):
+            raise UsageError(f"--field must be 0..{len(fields) - 1}, not {args.field}")
+        if args.samples is not None and args.samples < 8:
+            raise UsageError(f"--samples must be at least 8, not {args.samples}")
+        if args.grid is not None and args.grid < (args.samples or 8):
+            raise UsageError(f"--grid must be at least the pupil samples, not {args.grid}")
+        result = psf(
+            optic, fields[args.field], args.wavelength, samples=args.samples, grid=args.grid
+        )
+        pixel = min(float(be.item(result.dx)), float(be.item(result.dy)))
+        radii = [pixel * k for k in (1, 2, 4, 8, 16)]
+        energy = psf_encircled_energy(result, radii)
+        if args.plot:
+            from ..plot_wavefront import psf_figure, save
+
+            save(psf_figure(result, log=args.log), args.plot)
+    report = {
+        "field": list(result.field),
+        "wavelength": result.wavelength,
+        "strehl": float(be.item(result.strehl)),
+        "samples": result.samples,
+        "grid": result.grid,
+        "pixel_mm": [float(be.item(result.dx)), float(be.item(result.dy))],
+        "encircled_energy": {
+            "radius_mm": radii,
+            "fraction": [float(v) for v in be.to_numpy(energy.encircled)],
+        },
+    }
+    if args.json:
+        print_json(report)
+        return 0
+    print(f"field {tuple(report['field'])} at {report['wavelength']:g} um")
+    print(f"Strehl ratio {report['strehl']:.6g}  (N = {result.samples}, G = {result.grid})")
+    print()
+    rows = zip((r * 1000 for r in radii), report["encircled_energy"]["fraction"])
+    print(table(["radius um", "encircled energy"], rows))
+    if args.plot:
+        print(f"wrote {args.plot}")
+    return 0

@@ -1,0 +1,124 @@
+"""Matplotlib figures of the wavefront analyses: OPD maps, PSF images, MTF and energy curves.
+
+matplotlib is imported lazily (inside the functions) with the non-GUI "Agg"
+backend unless a display backend was chosen, so plotting works headless.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from . import backend as be
+from .errors import OpticsError
+
+_COLORS = ("tab:blue", "tab:green", "tab:red", "tab:purple", "tab:orange", "tab:brown")
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise OpticsError("plotting needs matplotlib: pip install 'optics[plot]'") from exc
+    if "MPLBACKEND" not in os.environ:
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save(fig, path):
+    """Write ``fig`` to ``path`` (format from the suffix) and close it."""
+    plt = _pyplot()
+    try:
+        fig.savefig(os.fspath(path), dpi=120)
+    finally:
+        plt.close(fig)
+
+
+def _label(field):
+    return f"field ({field[0]:g}, {field[1]:g})"
+
+
+def opd_map_figure(results):
+    """One OPD map (waves over the normalized pupil) per WavefrontResult."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(results), figsize=(4.2 * len(results), 3.8), squeeze=False)
+    for ax, result in zip(axes[0], results):
+        ok = be.to_numpy(result.valid)
+        px, py = be.to_numpy(result.px)[ok], be.to_numpy(result.py)[ok]
+        waves = be.to_numpy(result.opd)[ok]
+        contour = ax.tricontourf(px, py, waves, levels=24, cmap="RdBu_r")
+        fig.colorbar(contour, ax=ax, label="OPD (waves)")
+        rms = float(be.item(result.rms_to_centroid))
+        ax.set_title(f"{_label(result.field)}\nRMS {rms:.3f} waves (to centroid)", fontsize=9)
+        ax.set_aspect("equal")
+        ax.set_xlabel("px")
+        ax.set_ylabel("py")
+    fig.tight_layout()
+    return fig
+
+
+def psf_figure(result, log=False, width=None):
+    """The PSF image around the chief-ray point (``width`` in mm; 40 pixels by default)."""
+    plt = _pyplot()
+    from matplotlib.colors import LogNorm
+
+    image = be.to_numpy(result.image)
+    dx, dy = float(be.item(result.dx)), float(be.item(result.dy))
+    grid = image.shape[-1]
+    half = 20 if width is None else max(2, int(0.5 * width / min(dx, dy)))
+    half = min(half, grid // 2 - 1)
+    c = grid // 2
+    crop = image[c - half : c + half + 1, c - half : c + half + 1]
+    extent = np.array([-half * dx, half * dx, -half * dy, half * dy]) * 1000.0
+    fig, ax = plt.subplots(figsize=(5, 4.2))
+    floor = crop.max() * 1e-6  # six decades on the log scale
+    norm = LogNorm(vmin=floor, vmax=crop.max()) if log else None
+    shown = ax.imshow(
+        np.clip(crop, floor, None) if log else crop, origin="lower", extent=extent, norm=norm
+    )
+    fig.colorbar(shown, ax=ax, label="intensity (unaberrated peak = 1)")
+    strehl = float(be.item(result.strehl))
+    ax.set_title(f"{_label(result.field)}, {result.wavelength:g} µm, Strehl {strehl:.3f}")
+    ax.set_xlabel("x (µm)")
+    ax.set_ylabel("y (µm)")
+    fig.tight_layout()
+    return fig
+
+
+def mtf_figure(result):
+    """Tangential (solid) and sagittal (dashed) MTF per field, with the diffraction limit."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    f = be.to_numpy(result.frequencies)
+    for i, field in enumerate(result.fields):
+        color = _COLORS[i % len(_COLORS)]
+        ax.plot(f, be.to_numpy(result.tangential[i]), color=color, label=f"{_label(field)} T")
+        ax.plot(f, be.to_numpy(result.sagittal[i]), color=color, linestyle="--", label="S")
+    ax.plot(f, be.to_numpy(result.diffraction_limit[0]), color="k", label="diffraction limit")
+    ax.set_xlabel("spatial frequency (cycles/mm)")
+    ax.set_ylabel("MTF")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlim(0, f.max())
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def encircled_energy_figure(curves):
+    """Encircled energy versus radius; ``curves`` maps a label to an EnergyResult."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    for i, (label, energy) in enumerate(curves.items()):
+        radii = be.to_numpy(energy.radii) * 1000.0
+        ax.plot(radii, be.to_numpy(energy.encircled), color=_COLORS[i % 6], label=label)
+    ax.set_xlabel("radius (µm)")
+    ax.set_ylabel("encircled energy")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
