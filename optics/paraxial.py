@@ -90,6 +90,9 @@ def basis_rays(optic, wavelength=None) -> _BasisRays:
             if i > 1:
                 y = y + surfaces[i - 1].thickness * nu / n[i - 1]
             bend = y * (n[i] - n[i - 1]) * surfaces[i].geometry.base_curvature
+            power = getattr(surfaces[i].geometry, "optical_power", None)  # an ideal lens
+            if power is not None:
+                bend = bend + y * power
             nu = nu - bend
             scale = scale + be.abs(bend)
             ys.append(y)
@@ -202,6 +205,10 @@ def entrance_pupil_diameter(optic, rays, ep, afocal=False):
     infinite = optic.object_at_infinity
     if kind == "epd":
         return value + 0.0 * ep
+    if kind == "stop_diameter":
+        # The paraxial marginal ray meets the stop at D/2; for either conjugate its
+        # stop height per unit half-EPD is the basis ray A's height there.
+        return value / be.abs(rays.yA[optic.stop_index])
     if kind == "object_na":
         if infinite:
             raise ConfigurationError(

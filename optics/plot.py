@@ -190,13 +190,19 @@ def plot_layout(optic, ax=None, n_rays: int = 7):
             back = lead / np.maximum(n, be.machine_eps(incoming.N))
             z = np.vstack([z[:1] - back * n, z])
             y = np.vstack([y[:1] - back * be.to_numpy(incoming.M), y])
-        ok = np.logical_and.reduce([be.to_numpy(r.valid) for r in path[1:]])
+        valid = np.stack([be.to_numpy(r.valid) for r in path[1:]])
+        ok = valid.all(axis=0)
         color = FIELD_COLORS[k % len(FIELD_COLORS)]
         lines = ax.plot(z[:, ok], y[:, ok], color=color, lw=0.7)
         if lines:
             lines[0].set_label(field_label(optic, k))
         else:  # still in the legend, saying why no ray is drawn
             ax.plot([], [], color=color, lw=0.7, label=f"{field_label(optic, k)} (vignetted)")
+        # A ray lost on the way (blocked by an aperture or obscuration) ends at the
+        # surface that stops it (row 0 of z and y is where it starts).
+        for j in np.flatnonzero(~ok & be.to_numpy(path[0].valid)):
+            last = int(np.argmin(valid[:, j])) + 1
+            ax.plot(z[: last + 1, j], y[: last + 1, j], color=color, lw=0.5)
     semi = _semi_apertures(optic, paths)
     _draw_surfaces(ax, optic, semi, frames)
     if finite:

@@ -30,6 +30,12 @@ class Surface:
         Rotation in degrees about the vertex: global = vertex + Rz Ry Rx local.
     is_stop : bool
         True on the aperture stop.
+    aperture : ClearAperture or None
+        A physical clear aperture (:mod:`optics.apertures`) that replaces the
+        circle of ``semi_diameter`` for clipping rays.
+    obscuration : float or None
+        Radius in mm of a central obscuration (a disc about the vertex that
+        blocks rays).
     """
 
     geometry: Geometry = None
@@ -39,6 +45,8 @@ class Surface:
     decenter: object = None
     tilt: object = None
     is_stop: bool = False
+    aperture: object = None
+    obscuration: object = None
 
     def __post_init__(self):
         if self.geometry is None:
@@ -48,6 +56,16 @@ class Surface:
     def is_mirror(self) -> bool:
         """True when the surface reflects."""
         return self.material.is_mirror
+
+    @property
+    def clear_is_circle(self) -> bool:
+        """True when the clear aperture is at most the plain circle of ``semi_diameter``."""
+        return self.aperture is None and self.obscuration is None
+
+    @property
+    def clips(self) -> bool:
+        """True when the surface vignettes rays (semi-diameter, aperture or obscuration)."""
+        return not (self.semi_diameter is None and self.clear_is_circle)
 
     @property
     def has_frame(self) -> bool:

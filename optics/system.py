@@ -9,8 +9,9 @@ from . import backend as be
 from .errors import ConfigurationError
 from .surfaces import Surface
 
-APERTURE_TYPES = ("epd", "image_fno", "object_na")
+APERTURE_TYPES = ("epd", "image_fno", "object_na", "stop_diameter")
 FIELD_TYPES = ("angle", "object_height", "paraxial_image_height", "real_image_height")
+AIMING_MODES = ("paraxial", "real")
 
 
 @dataclass(eq=False)
@@ -28,6 +29,7 @@ class Fields:
     type: str = "angle"
     values: list = field(default_factory=lambda: [(0.0, 0.0)])
     y_only: bool | None = None  # lens files: write y values (True) or [x, y] pairs
+    object_telecentric: bool = False  # chief rays leave the object parallel to the axis
 
     @property
     def max_magnitude(self):
@@ -70,6 +72,8 @@ class Optic:
     wavelengths: Wavelengths = field(default_factory=Wavelengths)
     name: str = ""
     optimize: dict | None = None  # the lens file's raw [optimize] section
+    aiming: str = "paraxial"  # one of AIMING_MODES (see optics.trace.aim)
+    tolerance: dict | None = None  # the lens file's raw [tolerance] section
 
     def __post_init__(self):
         self.validate()
@@ -95,9 +99,33 @@ class Optic:
             raise ConfigurationError(f"field type {self.fields.type!r} is not one of {FIELD_TYPES}")
         if not self.fields.values:
             raise ConfigurationError("at least one field point is needed")
+        if self.aiming not in AIMING_MODES:
+            raise ConfigurationError(
+                f"[aiming] key 'mode' must be one of {AIMING_MODES}, not {self.aiming!r}"
+            )
+        if self.fields.object_telecentric:
+            self._validate_telecentric()
         if not 0 <= self.wavelengths.primary < len(self.wavelengths.values):
             raise ConfigurationError(
                 f"primary wavelength index {self.wavelengths.primary} is out of range"
+            )
+
+    def _validate_telecentric(self):
+        where = "[fields] key 'object_telecentric'"
+        if self.object_at_infinity:
+            raise ConfigurationError(f"{where} needs an object at a finite distance")
+        if self.aperture.type != "object_na":
+            raise ConfigurationError(
+                f"{where} needs [aperture] type = 'object_na', not {self.aperture.type!r}"
+            )
+        if self.fields.type != "object_height":
+            raise ConfigurationError(
+                f"{where} needs [fields] type = 'object_height', not {self.fields.type!r}"
+            )
+        if self.aiming == "real":
+            raise ConfigurationError(
+                f"{where} fixes every chief ray parallel to the axis: it cannot be combined "
+                "with [aiming] mode = 'real'"
             )
 
     @property

@@ -25,7 +25,7 @@ def test_analyze_json_reproduces_reference(capsys, backend_name):
     if backend_name == "torch":
         pytest.importorskip("torch")
     report = _run_json(capsys, ["analyze", LENS, "--json", "--backend", backend_name])
-    assert set(report) == {"name", "backend", "paraxial", "spot"}
+    assert set(report) == {"name", "backend", "aiming", "paraxial", "spot"}
     assert report["backend"] == backend_name
     assert set(report["paraxial"]) == {
         "efl",
@@ -55,6 +55,7 @@ def test_analyze_json_reproduces_reference(capsys, backend_name):
             "n_rays",
             "n_invalid",
             "chief_blocked",
+            "vignetted_fraction",
         }
         assert got["rms_radius_chief"] == pytest.approx(want["rms_radius_chief"], rel=1e-9)
         assert got["rms_radius_centroid"] == pytest.approx(want["rms_radius_centroid"], rel=1e-9)

@@ -174,7 +174,7 @@ def _catch(tmp_path, data):
         (
             lambda d: d["aperture"].update(type="epdd"),
             "aperture: key 'type' must be one of 'epd', 'image_fno', "
-            "'object_na', not 'epdd' (did you mean 'epd'?)",
+            "'object_na', 'stop_diameter', not 'epdd' (did you mean 'epd'?)",
         ),
         (
             lambda d: d["aperture"].update(value=-2.0),

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from ._common import (
+    add_aiming_option,
     add_backend_options,
+    add_lens_options,
     backend_context,
     json_number,
     load_lens,
@@ -34,11 +36,14 @@ def register(subparsers):
         description="Print the paraxial (first-order) data of LENS (with the paraxial "
         "magnification for an object at a finite distance) and a spot table: RMS radius "
         "about the chief ray and about the centroid, centroid and geometric radius per field "
-        "and wavelength (hexapolar pupil sampling).",
+        "and wavelength (hexapolar pupil sampling), with the rays each field loses (vignetted: "
+        "blocked by clear apertures or obscurations, missed or totally reflected) and the "
+        "aiming mode.",
     )
     parser.add_argument(
         "lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name"
     )
+    add_aiming_option(parser)
     add_backend_options(parser)
     parser.add_argument(
         "--rings", type=rings_option, default=6, help="hexapolar rings (default 6: 127 rays)"
@@ -46,6 +51,7 @@ def register(subparsers):
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of tables"
     )
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -53,6 +59,7 @@ def analysis_report(optic, rings, backend_name):
     """The analyze report as plain data (the --json object)."""
     from ..analysis import spot_diagram
     from ..paraxial import paraxial
+    from ..trace.aim import aiming_mode
 
     first_order = paraxial(optic).as_floats()
     spots = [s.as_dict() for s in spot_diagram(optic, rings=rings)]
@@ -60,12 +67,14 @@ def analysis_report(optic, rings, backend_name):
         for key in ("rms_radius_chief", "rms_radius_centroid", "geo_radius"):
             spot[key] = json_number(spot[key])
         spot["centroid"] = [json_number(v) for v in spot["centroid"]]
+        spot["vignetted_fraction"] = spot["n_invalid"] / spot["n_rays"] if spot["n_rays"] else None
     paraxial_data = {k: json_number(first_order[k]) for k in PARAXIAL_KEYS}
     if optic.object_at_infinity:
         paraxial_data["magnification"] = None  # no finite conjugate: not defined
     return {
         "name": optic.name,
         "backend": backend_name,
+        "aiming": aiming_mode(optic),
         "paraxial": paraxial_data,
         "spot": spots,
     }
@@ -75,12 +84,19 @@ def run(args):
     from .. import backend as be
 
     with backend_context(args):
-        optic = load_lens(args.lens)
+        optic = load_lens(
+            args.lens,
+            aiming=getattr(args, "aiming", None),
+            glass_fallback=getattr(args, "glass_fallback", None),
+        )
         report = analysis_report(optic, args.rings, be.get_backend())
     if args.json:
         print_json(report)
         return 0
-    print(f"{report['name'] or args.lens}  ({report['backend']}, {len(report['spot'])} spots)")
+    print(
+        f"{report['name'] or args.lens}  ({report['backend']}, {len(report['spot'])} spots, "
+        f"{report['aiming']} aiming)"
+    )
     print()
     rows = [
         (k, v)
@@ -98,6 +114,7 @@ def run(args):
             s["centroid"][1] if s["centroid"][1] is not None else float("nan"),
             _um(s["geo_radius"]),
             f"{s['n_rays'] - s['n_invalid']}/{s['n_rays']}",
+            f"{100 * s['vignetted_fraction']:.1f} %",
         )
         for s in report["spot"]
     ]
@@ -109,6 +126,7 @@ def run(args):
         "centroid y",
         "geo um",
         "valid",
+        "vignetted",
     ]
     print(table(headers, rows))
     return 0

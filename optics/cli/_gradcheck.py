@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import load_lens, print_json, table
+from ._common import add_lens_options, load_lens, print_json, table
 
 
 def register(subparsers):
@@ -35,13 +35,14 @@ def register(subparsers):
         "wavelength (hexapolar, 6 rings); efl: paraxial focal length (default rms_spot)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
     from ..gradcheck import check_gradients
 
-    optic = load_lens(args.lens)
+    optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
     report = check_gradients(optic, args.params, args.metric)
     if args.json:
         print_json(report)

@@ -5,7 +5,15 @@ from __future__ import annotations
 import sys
 
 from ..plot import check_image_path, save_figure
-from ._common import UsageError, load_lens, nonnegative_int, print_json, table
+from ._common import (
+    UsageError,
+    add_aiming_option,
+    add_lens_options,
+    load_lens,
+    nonnegative_int,
+    print_json,
+    table,
+)
 
 EXIT_INTERRUPTED = 130
 DRIVER_CHOICES = ("adam", "lbfgs", "least_squares", "minimize")
@@ -65,6 +73,8 @@ def register(subparsers):
         help="write the merit history as a figure (needs matplotlib)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_aiming_option(parser)
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -79,7 +89,10 @@ def run(args):
         check_image_path(args.plot)
     backend = args.backend or ("torch" if "torch" in be.available_backends() else "numpy")
     with be.using(backend):
-        optic = load_lens(args.lens)
+        optic = load_lens(args.lens, glass_fallback=getattr(args, "glass_fallback", None))
+        saved_mode = optic.aiming  # the output keeps the file's own mode
+        if args.aiming is not None:
+            optic.aiming = args.aiming
         problem, section = problem_from_lens(optic, f"{args.lens}: [optimize]")
         driver = args.driver or section.driver or default_driver()
         steps = section.steps if args.steps is None else args.steps
@@ -92,6 +105,7 @@ def run(args):
             progress=not args.quiet and not args.json and sys.stderr.isatty(),
             **section.run_options(driver),
         )
+    optic.aiming = saved_mode
     save(optic, args.output)
     if result.interrupted:
         print(

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from ._common import add_backend_options, backend_context, load_lens, rings_option
+from ._common import (
+    add_aiming_option,
+    add_backend_options,
+    add_lens_options,
+    backend_context,
+    load_lens,
+    rings_option,
+)
 
 
 def register(subparsers):
@@ -21,7 +28,9 @@ def register(subparsers):
     parser.add_argument(
         "--rings", type=rings_option, default=6, help="hexapolar rings for the spots (1-500)"
     )
+    add_aiming_option(parser)
     add_backend_options(parser, precision=False)
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -30,7 +39,11 @@ def run(args):
 
     check_image_path(args.output)
     with backend_context(args):
-        optic = load_lens(args.lens)
+        optic = load_lens(
+            args.lens,
+            aiming=getattr(args, "aiming", None),
+            glass_fallback=getattr(args, "glass_fallback", None),
+        )
         save_figure(layout_and_spots_figure(optic, rings=args.rings), args.output)
     print(f"wrote {args.output}")
     return 0

@@ -6,7 +6,16 @@ import csv
 import math
 
 from ..errors import LensFileError
-from ._common import add_backend_options, backend_context, json_number, load_lens, print_json, table
+from ._common import (
+    add_aiming_option,
+    add_backend_options,
+    add_lens_options,
+    backend_context,
+    json_number,
+    load_lens,
+    print_json,
+    table,
+)
 
 REQUIRED = ("hx", "hy", "px", "py")
 KEYS = ("x", "y", "z", "L", "M", "N")
@@ -25,8 +34,10 @@ def register(subparsers):
         "lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name"
     )
     parser.add_argument("--rays", required=True, metavar="FILE.csv", help="rays to trace")
+    add_aiming_option(parser)
     add_backend_options(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON list of ray objects")
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -146,7 +157,11 @@ def trace_csv_rows(optic, rows):
 def run(args):
     rows, lines = read_rays_csv(args.rays, with_lines=True)
     with backend_context(args):
-        optic = load_lens(args.lens)
+        optic = load_lens(
+            args.lens,
+            aiming=getattr(args, "aiming", None),
+            glass_fallback=getattr(args, "glass_fallback", None),
+        )
         check_field_angles(optic, rows, lines, args.rays)
         results = trace_csv_rows(optic, rows)
     if args.json:

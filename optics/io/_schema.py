@@ -13,17 +13,46 @@ import math
 import numbers
 from collections.abc import Mapping
 
+from ..apertures import APERTURE_SHAPES, SHAPE_KEYS, ClearAperture
 from ..errors import ConfigurationError, LensFileError, OpticsError
 from ..geometry import GEOMETRY_TYPES
 from ..materials import material_from_spec
 from ..surfaces import Surface
-from ..system import APERTURE_TYPES, FIELD_TYPES, Aperture, Fields, Optic, Wavelengths
+from ..system import (
+    AIMING_MODES,
+    APERTURE_TYPES,
+    FIELD_TYPES,
+    Aperture,
+    Fields,
+    Optic,
+    Wavelengths,
+)
 
-TOP_LEVEL_KEYS = ("name", "aperture", "fields", "wavelengths", "surfaces", "optimize")
+TOP_LEVEL_KEYS = (
+    "name",
+    "aperture",
+    "fields",
+    "wavelengths",
+    "surfaces",
+    "optimize",
+    "aiming",
+    "tolerance",
+)
 APERTURE_KEYS = ("type", "value")
-FIELD_KEYS = ("type", "values")
+FIELD_KEYS = ("type", "values", "object_telecentric")
 WAVELENGTH_KEYS = ("values", "primary")
-SURFACE_KEYS = ("type", "thickness", "material", "semi_diameter", "decenter", "tilt", "stop")
+AIMING_KEYS = ("mode",)
+SURFACE_KEYS = (
+    "type",
+    "thickness",
+    "material",
+    "semi_diameter",
+    "decenter",
+    "tilt",
+    "stop",
+    "aperture",
+    "obscuration",
+)
 """Keys every surface type accepts; each geometry type adds its own ``spec_keys``."""
 
 DEFAULT_SURFACE_TYPE = "standard"
@@ -66,13 +95,30 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
     wavelengths = _wavelengths(_section(data, "wavelengths", source), f"{source}: wavelengths")
     surfaces = _surfaces(data.get("surfaces"), source)
     _check_finite_conjugate(aperture, fields, surfaces, source)
+    aiming = _aiming(_section(data, "aiming", source), f"{source}: aiming")
     optimize = data.get("optimize")
     if optimize is not None:
         if not isinstance(optimize, Mapping):
             raise LensFileError(f"{source}: [optimize] must be a table, not {_describe(optimize)}")
         optimize = copy.deepcopy(dict(optimize))
+    tolerance = data.get("tolerance")
+    if tolerance is not None:  # checked key by key by optics.tolerance.read_section
+        if not isinstance(tolerance, Mapping):
+            raise LensFileError(
+                f"{source}: [tolerance] must be a table, not {_describe(tolerance)}"
+            )
+        tolerance = copy.deepcopy(dict(tolerance))
     try:
-        return Optic(surfaces, aperture, fields, wavelengths, name=name, optimize=optimize)
+        return Optic(
+            surfaces,
+            aperture,
+            fields,
+            wavelengths,
+            name=name,
+            optimize=optimize,
+            aiming=aiming,
+            tolerance=tolerance,
+        )
     except ConfigurationError as exc:
         raise LensFileError(f"{source}: {exc}") from exc
 
@@ -158,6 +204,12 @@ def _fields(table, where) -> Fields:
                 )
     fields = Fields(kind, pairs)
     fields.y_only = y_only  # remembered so that saving writes the same form back
+    telecentric = table.get("object_telecentric", False)
+    if not isinstance(telecentric, bool):
+        raise LensFileError(
+            f"{where}: key 'object_telecentric' must be true or false, not {_describe(telecentric)}"
+        )
+    fields.object_telecentric = telecentric
     return fields
 
 
@@ -256,7 +308,12 @@ def _surface(entry, index, source) -> Surface:
     stop = entry.get("stop", False)
     if not isinstance(stop, bool):
         raise LensFileError(f"{where}: key 'stop' must be true or false, not {_describe(stop)}")
+    obscuration = entry.get("obscuration")
+    if obscuration is not None:
+        obscuration = real(entry, "obscuration", where, positive=True)
     return Surface(
+        aperture=_clear_aperture(entry.get("aperture"), where),
+        obscuration=obscuration,
         geometry=_geometry(cls, entry, where),
         thickness=thickness,
         material=material_from_spec(entry.get("material", "air"), where=where),
@@ -265,6 +322,30 @@ def _surface(entry, index, source) -> Surface:
         tilt=_vector(entry, "tilt", 3, where),
         is_stop=stop,
     )
+
+
+def _aiming(table, where) -> str:
+    if table is None:
+        return "paraxial"
+    check_keys(table, AIMING_KEYS, where)
+    return _choice(table, "mode", AIMING_MODES, where)
+
+
+def _clear_aperture(table, where):
+    """A surface's ``aperture`` table as a ClearAperture (None when absent)."""
+    if table is None:
+        return None
+    where = f"{where}: aperture"
+    if not isinstance(table, Mapping):
+        raise LensFileError(f"{where} must be a table, not {_describe(table)}")
+    shape = _choice(table, "shape", APERTURE_SHAPES, where)
+    check_keys(table, ("shape", "decenter") + SHAPE_KEYS[shape], where)
+    sizes = tuple(real(table, key, where, positive=key != "inner") for key in SHAPE_KEYS[shape])
+    decenter = _vector(table, "decenter", 2, where) or (0.0, 0.0)
+    try:
+        return ClearAperture(shape, sizes, decenter)
+    except ConfigurationError as exc:
+        raise LensFileError(f"{where}: {exc}") from exc
 
 
 def _check_surface_keys(entry, cls, where):

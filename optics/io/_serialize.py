@@ -39,13 +39,19 @@ def optic_to_dict(optic) -> dict:
         data["name"] = optic.name
     data["aperture"] = {"type": optic.aperture.type, "value": plain(optic.aperture.value)}
     data["fields"] = {"type": optic.fields.type, "values": _field_values(optic.fields)}
+    if optic.fields.object_telecentric:
+        data["fields"]["object_telecentric"] = True
     data["wavelengths"] = {
         "values": [plain(w) for w in optic.wavelengths.values],
         "primary": int(optic.wavelengths.primary),
     }
     data["surfaces"] = [_surface(surface, i) for i, surface in enumerate(optic.surfaces)]
+    if optic.aiming != "paraxial":
+        data["aiming"] = {"mode": optic.aiming}
     if optic.optimize is not None:
         data["optimize"] = plain_tree(copy.deepcopy(optic.optimize))
+    if optic.tolerance is not None:
+        data["tolerance"] = plain_tree(copy.deepcopy(optic.tolerance))
     return data
 
 
@@ -85,6 +91,10 @@ def _surface(surface, index) -> dict:
         spec["tilt"] = [plain(v) for v in surface.tilt]
     if surface.is_stop:
         spec["stop"] = True
+    if surface.aperture is not None:
+        spec["aperture"] = plain_tree(surface.aperture.to_spec())
+    if surface.obscuration is not None:
+        spec["obscuration"] = plain(surface.obscuration)
     return spec
 
 

@@ -6,6 +6,8 @@ Layered one way (each module imports only the ones before it):
   length, clear apertures, refraction and reflection;
 - :mod:`~optics.trace.launch` — rays from object-space field parameters
   toward the entrance pupil;
+- :mod:`~optics.trace.aim` — real ray aiming (pupil points on the stop), in
+  the launch layer;
 - :mod:`~optics.trace.object_field` — field types to object-space parameters;
 - :mod:`~optics.trace.real_image_height` — the 2×2 real-image-height solve and
   :func:`field_parameters` for every field type;
@@ -15,6 +17,7 @@ Layered one way (each module imports only the ones before it):
 - :mod:`~optics.trace.entry` — :func:`trace_rays`, eager or compiled.
 """
 
+from .aim import AimResult, PupilAimWarning
 from .bundle import Bundle, iter_bundle, trace_bundle
 from .entry import trace_rays
 from .launch import launch_rays
@@ -22,7 +25,9 @@ from .propagate import propagate, reflect, refract
 from .real_image_height import field_parameters, solve_fields, solve_real_image_height
 
 __all__ = [
+    "AimResult",
     "Bundle",
+    "PupilAimWarning",
     "field_parameters",
     "iter_bundle",
     "launch_rays",

@@ -105,7 +105,9 @@ def topology(optic):
                 slot,
                 direction,
                 surface.semi_diameter is None,
+                surface.aperture,
+                surface.obscuration is None,
                 surface.has_frame,
             )
         )
-    return (optic.object_at_infinity, tuple(rows))
+    return (optic.object_at_infinity, optic.fields.object_telecentric, tuple(rows))

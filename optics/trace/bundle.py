@@ -22,8 +22,8 @@ from .. import backend as be
 from ..paraxial import ParaxialData, paraxial
 from ..rays import Rays
 from ..sampling import hexapolar, hexapolar_count, hexapolar_range
+from .aim import aiming_mode, launch, warn_if_off_centre
 from .compiled import propagate_compiled
-from .launch import launch_rays
 from .propagate import propagate
 from .real_image_height import field_parameters
 
@@ -97,6 +97,7 @@ def trace_bundle(
     rings: int = 6,
     compiled: bool = False,
     first_order: ParaxialData | None = None,
+    aiming: str | None = None,
     chunk_rays: int | None = None,
     progress: bool | None = None,
 ) -> Bundle:
@@ -120,6 +121,8 @@ def trace_bundle(
         :mod:`optics.trace.compiled`); the chief rays trace eagerly.
     first_order : ParaxialData, optional
         ``paraxial(optic)`` when the caller has it already.
+    aiming : {"paraxial", "real"}, optional
+        Overrides the optic's ``[aiming] mode`` (see :mod:`optics.trace.aim`).
     chunk_rays : int, optional
         Trace at most about this many rays (wavelengths × fields × pupil
         samples) at a time, pupil slice by pupil slice (see
@@ -134,6 +137,12 @@ def trace_bundle(
     Returns
     -------
     Bundle
+
+    Warns
+    -----
+    PupilAimWarning
+        Under paraxial aiming, once per call, when a field's chief ray crosses
+        the stop more than 1 % of the stop radius from its centre.
     """
     if chunk_rays is not None:
         chunks = iter_bundle(
@@ -144,15 +153,18 @@ def trace_bundle(
             rings=rings,
             compiled=compiled,
             first_order=first_order,
+            aiming=aiming,
             chunk_rays=chunk_rays,
             progress=progress,
         )
         return _joined(list(chunks))
     with be.deferred_reads():  # host-read checks once, after the trace
-        return _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_order)
+        return _trace_bundle(
+            optic, fields, wavelengths, pupil, rings, compiled, first_order, aiming
+        )
 
 
-def _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_order):
+def _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_order, aiming):
     fields = tuple(optic.fields.normalized() if fields is None else fields)
     wavelengths = tuple(optic.wavelengths.values if wavelengths is None else wavelengths)
     px, py = hexapolar(rings) if pupil is None else (be.asarray(pupil[0]), be.asarray(pupil[1]))
@@ -163,19 +175,26 @@ def _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_orde
     qx, qy = field_parameters(optic, hx, hy, first_order)
     n_pupil = be.size(px)
     zero = be.zeros_like(px[:1])
+    paraxial_aim = aiming_mode(optic, aiming) == "paraxial"
+    probe = optic.stop_index if paraxial_aim and not optic.fields.object_telecentric else None
+    common = dict(first_order=first_order, q=(qx, qy), wavelengths=wavelengths, aiming=aiming)
     if compiled:
-        rays = _trace(optic, first_order, (qx, qy), (px, py), wavelengths, compiled=True)
-        both = _trace(optic, first_order, (qx, qy), (zero, zero), wavelengths)
-        chief = _trace(optic, first_order, (qx, qy), (zero, zero), wavelengths, clip=False)
+        rays, _ = _trace(optic, pupil=(px, py), compiled=True, **common)
+        both, _ = _trace(optic, pupil=(zero, zero), **common)
+        chief, at_stop = _trace(optic, pupil=(zero, zero), clip=False, probe=probe, **common)
         chief, clipped = _take(chief, 0), _take(both, 0)
+        at_stop = None if at_stop is None else _take(at_stop, 0)
     else:
         # Pupil rays, the chief clipped and the chief with apertures open: one batch.
         samples = (be.concatenate([px, zero, zero]), be.concatenate([py, zero, zero]))
         clip = np.ones(n_pupil + 2, dtype=bool)
         clip[-1] = False
-        traced = _trace(optic, first_order, (qx, qy), samples, wavelengths, clip=be.asarray(clip))
+        traced, at_stop = _trace(optic, pupil=samples, clip=be.asarray(clip), probe=probe, **common)
         rays = _reshaped(traced, lambda v: v[..., :n_pupil])
         clipped, chief = _take(traced, n_pupil), _take(traced, n_pupil + 1)
+        at_stop = None if at_stop is None else _take(at_stop, n_pupil + 1)
+    if at_stop is not None:
+        warn_if_off_centre(optic, fields, at_stop, first_order)
     primary = optic.wavelengths.primary_value
     return Bundle(
         rays=rays,
@@ -202,6 +221,7 @@ def iter_bundle(
     rings: int = 6,
     compiled: bool = False,
     first_order: ParaxialData | None = None,
+    aiming: str | None = None,
     progress: bool | None = None,
 ):
     """:func:`trace_bundle` in consecutive pupil slices of at most ``chunk_rays`` rays.
@@ -216,7 +236,7 @@ def iter_bundle(
 
     Parameters
     ----------
-    optic, fields, wavelengths, pupil, rings, compiled, first_order
+    optic, fields, wavelengths, pupil, rings, compiled, first_order, aiming
         As for :func:`trace_bundle`.
     chunk_rays : int
         Rays per slice (at least W F: one pupil sample per slice).
@@ -249,13 +269,18 @@ def iter_bundle(
         hx = be.asarray([h[0] for h in fields])
         hy = be.asarray([h[1] for h in fields])
         qx, qy = field_parameters(optic, hx, hy, first_order)
+        paraxial_aim = aiming_mode(optic, aiming) == "paraxial"
+        probe = optic.stop_index if paraxial_aim and not optic.fields.object_telecentric else None
+        common = dict(first_order=first_order, q=(qx, qy), wavelengths=wavelengths, aiming=aiming)
         # The chief ray clipped and with the apertures open, once for every slice.
         zero = be.asarray(np.zeros(2))
         both = be.asarray(np.array([True, False]))
-        chiefs = _trace(optic, first_order, (qx, qy), (zero, zero), wavelengths, clip=both)
+        chiefs, at_stop = _trace(optic, pupil=(zero, zero), clip=both, probe=probe, **common)
     clipped, chief = _take(chiefs, 0), _take(chiefs, 1)
+    if at_stop is not None:
+        warn_if_off_centre(optic, fields, _take(at_stop, 1), first_order)
     primary = optic.wavelengths.primary_value
-    common = {
+    shared = {
         "chief": chief,
         "chief_valid": chief.valid,
         "chief_blocked": be.logical_and(chief.valid, be.logical_not(clipped.valid)),
@@ -271,10 +296,8 @@ def iter_bundle(
         for start in range(0, n_pupil, step):
             cx, cy = samples(start, start + step)
             with be.deferred_reads():
-                rays = _trace(
-                    optic, first_order, (qx, qy), (cx, cy), wavelengths, compiled=compiled
-                )
-            yield Bundle(rays=rays, px=cx, py=cy, **common)
+                rays, _ = _trace(optic, pupil=(cx, cy), compiled=compiled, **common)
+            yield Bundle(rays=rays, px=cx, py=cy, **shared)
             if bar is not None:
                 bar.update(be.size(cx) * len(fields) * len(wavelengths))
     finally:
@@ -309,23 +332,33 @@ def _joined(chunks):
     return dataclasses.replace(first, rays=rays, px=px, py=py)
 
 
-def _trace(optic, first_order, q, pupil, wavelengths, *, clip=True, compiled=False):
-    """Rays at the image for (W, F, P) = (wavelengths, fields, pupil samples)."""
+def _trace(
+    optic, first_order, q, pupil, wavelengths, *, clip=True, compiled=False, aiming, probe=None
+):
+    """Rays at the image for (W, F, P) = (wavelengths, fields, pupil samples).
+
+    Returns the rays and, with ``probe`` a surface index (eager traces only),
+    the rays just after that surface (else None).
+    """
     n_fields = be.size(q[0])
     qx, qy = (be.reshape(v, (1, n_fields, 1)) for v in q)
     px, py = (be.reshape(v, (1, 1, -1)) for v in pupil)
     wavelength = be.reshape(be.asarray(list(wavelengths)), (-1, 1, 1))
-    rays = launch_rays(optic, qx, qy, px, py, wavelength, first_order)
+    rays = launch(optic, qx, qy, px, py, wavelength, first_order, aiming=aiming)
     # Every surface type traces flat batches (n,): flatten, trace, restore.
     shape = (len(wavelengths), n_fields, be.size(pupil[0]))
     flat = _reshaped(rays, lambda v: be.reshape(be.broadcast_to(v, shape), (-1,)))
+    probed = None
     if compiled:
         traced = propagate_compiled(optic, flat)
     else:
         if clip is not True and clip is not False:
             clip = be.reshape(be.broadcast_to(be.reshape(clip, (1, 1, -1)), shape), (-1,))
-        traced = propagate(optic, flat, clip=clip)
-    return _reshaped(traced, lambda v: be.reshape(v, shape))
+        traced = propagate(optic, flat, clip=clip, probe=probe)
+        if probe is not None:
+            traced, probed = traced
+            probed = _reshaped(probed, lambda v: be.reshape(v, shape))
+    return _reshaped(traced, lambda v: be.reshape(v, shape)), probed
 
 
 def _take(rays, index):

@@ -47,6 +47,7 @@ from ..paraxial import paraxial
 from ..rays import Rays
 from ..solvers import current_settings, forced_iterations
 from ._compiled_inputs import PerRayViews, media_indices, padded, topology, unpadded
+from .aim import aim, aiming_mode
 from .launch import launch_rays
 from .propagate import through_surface
 from .real_image_height import field_parameters
@@ -141,7 +142,7 @@ def batch_bucket(n: int) -> int:
 
 
 def trace_rays_compiled(
-    optic, hx, hy, px, py, wavelength=None, *, compiler=None, newton_iterations=None
+    optic, hx, hy, px, py, wavelength=None, *, compiler=None, newton_iterations=None, aiming=None
 ):
     """Trace real rays to the image surface as one compiled graph (torch backend).
 
@@ -163,6 +164,9 @@ def trace_rays_compiled(
         Masked Newton steps per Newton surface; by default the count of an
         enclosing ``forced_iterations`` block, else
         :data:`DEFAULT_NEWTON_ITERATIONS`.
+    aiming : {"paraxial", "real"}, optional
+        Overrides the optic's ``[aiming] mode``; a real aim is solved eagerly,
+        before the graph, which launches the aimed rays.
 
     Returns
     -------
@@ -174,8 +178,9 @@ def trace_rays_compiled(
     ConfigurationError
         On a backend that cannot compile (NumPy).
     """
-    context, inputs = _launch_inputs(optic, hx, hy, px, py, wavelength)
-    return _run("launch", optic, context, inputs, 4, compiler, newton_iterations)
+    context, inputs, aimed = _launch_inputs(optic, hx, hy, px, py, wavelength, aiming)
+    rays = _run("launch", optic, context, inputs, 4, compiler, newton_iterations)
+    return rays if aimed is None else rays.replace(valid=be.logical_and(rays.valid, aimed))
 
 
 def propagate_compiled(optic, rays: Rays, *, compiler=None, newton_iterations=None):
@@ -202,14 +207,22 @@ def clear_cache() -> None:
 # --- machinery ---------------------------------------------------------------------------
 
 
-def _launch_inputs(optic, hx, hy, px, py, wavelength):
-    """The eager part of a compiled trace: first-order data and object-space fields."""
+def _launch_inputs(optic, hx, hy, px, py, wavelength, aiming=None):
+    """The eager part of a compiled trace: first-order data, object-space fields, the aim.
+
+    Returns the context, the kernel inputs and, under real aiming, the mask of
+    rays whose aim converged (None otherwise).
+    """
     _require_compilable()
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
     first_order = paraxial(optic)
     qx, qy = field_parameters(optic, hx, hy, first_order)
+    aimed = None
+    if aiming_mode(optic, aiming) == "real":
+        result = aim(optic, qx, qy, px, py, be.asarray(wavelength), first_order)
+        px, py, aimed = result.px, result.py, result.converged
     inputs = [be.asarray(v) for v in (qx, qy, px, py, wavelength)]
-    return (optic, first_order), inputs
+    return (optic, first_order), inputs, aimed
 
 
 def _require_compilable():
@@ -309,7 +322,7 @@ def explain_trace(optic, hx, hy, px, py, wavelength=None, *, newton_iterations=N
     Returns a :class:`optics.backend.CompileReport`; ``graph_break_count == 0``
     means the launch and every surface become one graph.  Nothing is cached.
     """
-    context, inputs = _launch_inputs(optic, hx, hy, px, py, wavelength)
+    context, inputs, _ = _launch_inputs(optic, hx, hy, px, py, wavelength)
     call = _prepare("launch", optic, context, inputs, 4, "eager", newton_iterations)
     with forced_iterations(call.iterations):
         return be.explain_compile(call.kernel, *call.arguments)

@@ -5,13 +5,15 @@ from __future__ import annotations
 from .. import backend as be
 from ..errors import ConfigurationError
 from ..paraxial import paraxial
+from .aim import launch
 from .compiled import trace_rays_compiled
-from .launch import launch_rays
 from .propagate import propagate
 from .real_image_height import field_parameters
 
 
-def trace_rays(optic, hx, hy, px, py, wavelength=None, *, record=False, compiled=False):
+def trace_rays(
+    optic, hx, hy, px, py, wavelength=None, *, record=False, compiled=False, aiming=None
+):
     """Trace real rays to the image surface.
 
     Parameters
@@ -21,7 +23,9 @@ def trace_rays(optic, hx, hy, px, py, wavelength=None, *, record=False, compiled
     hx, hy : float or array
         Normalized field coordinates (field / largest field magnitude).
     px, py : float or array
-        Normalized pupil coordinates on the paraxial entrance pupil.
+        Normalized pupil coordinates: on the paraxial entrance pupil
+        (``[aiming] mode = "paraxial"``) or on the stop, in units of the stop
+        radius (``"real"``; see :mod:`optics.trace.aim`).
     wavelength : float or array, optional
         Wavelength(s) in micrometres; the primary wavelength by default.
     record : bool
@@ -30,6 +34,8 @@ def trace_rays(optic, hx, hy, px, py, wavelength=None, *, record=False, compiled
         Run the launch and the whole surface loop as one compiled graph
         (torch backend only; see :mod:`optics.trace.compiled`).  Not
         combinable with ``record``.
+    aiming : {"paraxial", "real"}, optional
+        Overrides the optic's ``[aiming] mode``.
 
     Returns
     -------
@@ -40,16 +46,16 @@ def trace_rays(optic, hx, hy, px, py, wavelength=None, *, record=False, compiled
     """
     # The checks that read values on the host run once, after the trace.
     with be.deferred_reads():
-        return _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled)
+        return _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled, aiming)
 
 
-def _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled):
+def _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled, aiming):
     if compiled:
         if record:
             raise ConfigurationError("trace_rays: record=True is not available with compiled=True")
-        return trace_rays_compiled(optic, hx, hy, px, py, wavelength)
+        return trace_rays_compiled(optic, hx, hy, px, py, wavelength, aiming=aiming)
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
     first_order = paraxial(optic)
     qx, qy = field_parameters(optic, hx, hy, first_order)
-    rays = launch_rays(optic, qx, qy, px, py, wavelength, first_order)
+    rays = launch(optic, qx, qy, px, py, wavelength, first_order, aiming=aiming)
     return propagate(optic, rays, record=record)

@@ -1,7 +1,10 @@
 """The launch of real rays from object-space field parameters toward the pupil.
 
 Rays are aimed at the paraxial entrance pupil: normalized pupil (px, py) is
-the point (px, py) * EPD/2 on the entrance-pupil plane.  The field parameters
+the point (px, py) * EPD/2 on the entrance-pupil plane.  In object-space
+telecentric systems (``[fields] object_telecentric``) the chief ray leaves the
+object parallel to the axis and (px, py) are ray slopes in units of tan U,
+sin U = NA / n_object (so the rim of the pupil is the object-space NA cone).  The field parameters
 q = (qx, qy) come from :mod:`optics.trace.object_field` (ray slopes for an
 object at infinity, object heights in mm otherwise).
 """
@@ -46,7 +49,11 @@ def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
         x, y, z = ax - s * L, ay - s * M, z_pupil - s * N
     else:
         x0, y0, z0 = qx, qy, -optic.surfaces[0].thickness
-        dx, dy, dz = px * radius - x0, py * radius - y0, z_pupil - z0
+        if optic.fields.object_telecentric:
+            slope = telecentric_slope(optic)
+            dx, dy, dz = px * slope, py * slope, 1.0 + 0.0 * z0
+        else:
+            dx, dy, dz = px * radius - x0, py * radius - y0, z_pupil - z0
         inv = 1.0 / be.sqrt(dx * dx + dy * dy + dz * dz)
         L, M, N = dx * inv, dy * inv, dz * inv
         x, y, z = x0 + 0.0 * px, y0 + 0.0 * py, z0 + 0.0 * inv
@@ -68,3 +75,14 @@ def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
         opd=be.broadcast_to(seed, shape),
         valid=be.broadcast_to(be.isfinite(seed), shape),
     )
+
+
+def telecentric_slope(optic):
+    """tan U of the object-space marginal ray, sin U = NA / n_object (object_na aperture).
+
+    The object medium's index is taken at the primary wavelength, as for the
+    paraxial entrance pupil.
+    """
+    n0 = optic.surfaces[0].material.index(be.asarray(optic.primary_wavelength))
+    sine = optic.aperture.value / n0
+    return sine / be.sqrt(1.0 - sine * sine)

@@ -9,17 +9,20 @@ and their numbers stay finite so no NaN reaches a gradient.
 from __future__ import annotations
 
 from .. import backend as be
+from ..apertures import passes
 from ..frames import surface_frames
 from ..rays import Rays
 from ..surfaces import media
 
 
-def propagate(optic, rays: Rays, *, record=False, clip=True):
+def propagate(optic, rays: Rays, *, record=False, clip=True, probe=None):
     """Trace ``rays`` (global coordinates, in object space) through surfaces 1..image.
 
     ``clip`` applies the clear apertures: True for every ray, False for none
     (as if every aperture were open, as field solves need), or a boolean array
-    broadcasting against the rays that says which rays are clipped.
+    broadcasting against the rays that says which rays are clipped.  With
+    ``probe`` a surface index, the result is a pair: the traced rays and the
+    rays at surface ``probe`` (after it, global coordinates), kept on the way.
     """
     surfaces = optic.surfaces
     frames = surface_frames(surfaces)
@@ -33,6 +36,7 @@ def propagate(optic, rays: Rays, *, record=False, clip=True):
         return index_cache[key]
 
     history = [rays] if record else None
+    probed = rays
     # Invalid rays carry finite garbage that may overflow; they are masked, not errors.
     # Checks that read values on the host (solver counts, glass ranges) run once, at the end.
     with be.quiet_float_errors(), be.deferred_reads():
@@ -41,7 +45,39 @@ def propagate(optic, rays: Rays, *, record=False, clip=True):
             rays = through_surface(surfaces[i], frames[i], rays, before, after, index, clip)
             if record:
                 history.append(rays)
-    return history if record else rays
+            if i == probe:
+                probed = rays
+    result = history if record else rays
+    return result if probe is None else (result, probed)
+
+
+def trace_to_surface(optic, rays: Rays, index):
+    """Local (x, y) in mm on surface ``index`` and the mask of rays that reach it.
+
+    Clear apertures are ignored (an aim or a field is geometry, not
+    vignetting); a ray that misses or is totally reflected on the way is
+    False in the mask, its (x, y) finite but meaningless.
+    """
+    surfaces = optic.surfaces
+    frames = surface_frames(surfaces[: index + 1])
+    medium = media(surfaces[: index + 1])
+    index_cache = {}
+
+    def refractive_index(material):
+        key = id(material)
+        if key not in index_cache:
+            index_cache[key] = material.index(rays.wavelength)
+        return index_cache[key]
+
+    with be.quiet_float_errors():
+        for i in range(1, index):
+            before, after = medium[i - 1][0], medium[i][0]
+            rays = through_surface(
+                surfaces[i], frames[i], rays, before, after, refractive_index, False
+            )
+        x, y, z, L, M, N = frames[index].to_local(rays.x, rays.y, rays.z, rays.L, rays.M, rays.N)
+        t, hit, _ = surfaces[index].geometry.intersect_with_normal(x, y, z, L, M, N)
+    return x + t * L, y + t * M, be.logical_and(rays.valid, hit)
 
 
 def through_surface(surface, frame, rays, before, after, index, clip=True):
@@ -55,12 +91,18 @@ def through_surface(surface, frame, rays, before, after, index, clip=True):
     t, hit, normal = geometry.intersect_with_normal(x, y, z, L, M, N)
     x, y, z = be.add_product(x, t, L), be.add_product(y, t, M), be.add_product(z, t, N)
     valid = be.logical_and(rays.valid, hit)
-    if clip is not False and surface.semi_diameter is not None:
+    if clip is not False and surface.semi_diameter is not None and surface.clear_is_circle:
         inside = be.add_product(x * x, y, y) <= surface.semi_diameter**2
+        valid = be.logical_and(valid, inside if clip is True else inside | ~clip)
+    elif clip is not False and surface.clips:
+        inside = passes(surface, x, y)
         valid = be.logical_and(valid, inside if clip is True else inside | ~clip)
     n_before = index(before)
     opd = be.add_product(rays.opd, n_before, t)
-    if surface.is_mirror:
+    if getattr(geometry, "is_ideal_lens", False):  # type "paraxial": optics.geometry.ideal_lens
+        opd = opd + index(after) * geometry.path_change(x, y)
+        L, M, N = geometry.bend(x, y, L, M, N, n_before, index(after))
+    elif surface.is_mirror:
         nx, ny, nz = normal(x, y, z)
         L, M, N = reflect(L, M, N, nx, ny, nz)
     elif after is not before:

@@ -1,8 +1,9 @@
 """Real-image-height fields: the coupled 2×2 solve for the object-space field.
 
 A ``real_image_height`` field asks for the chief ray — launched toward the
-paraxial entrance-pupil centre at the primary wavelength — to land at a
-requested global (x, y) on the image surface.  Its object-space parameters
+paraxial entrance-pupil centre at the primary wavelength, or through the stop
+centre under real aiming (:mod:`optics.trace.aim`) — to land at a requested
+global (x, y) on the image surface.  Its object-space parameters
 q = (qx, qy) (ray slopes tan(angle) for an object at infinity, object heights
 in mm otherwise) are the root of
 
@@ -46,7 +47,7 @@ from .. import backend as be
 from ..errors import SolveError
 from ..paraxial import paraxial
 from ..solvers import ROUND_OFF_CONSTANT, SINGULAR_CONSTANT, implicit_correction_2x2, newton_2x2
-from .launch import launch_rays
+from .aim import launch
 from .object_field import object_space_field, unit_field_image_height
 from .propagate import propagate
 
@@ -251,9 +252,8 @@ class _FieldProblem:
 
     def image_xy(self, q):
         """Chief-ray image-surface (x, y) in mm for q of shape (..., 2); NaN where it fails."""
-        rays = launch_rays(
-            self.optic, q[..., 0], q[..., 1], 0.0, 0.0, self.wavelength, self.first_order
-        )
+        # The chief ray of the optic's aiming mode (real: through the stop centre).
+        rays = launch(self.optic, q[..., 0], q[..., 1], 0.0, 0.0, self.wavelength, self.first_order)
         rays = propagate(self.optic, rays, clip=False)  # a field is geometry, not vignetting
         xy = be.stack([rays.x, rays.y], axis=-1)
         return be.where(rays.valid[..., None], xy, math.nan)

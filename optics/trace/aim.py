@@ -1,0 +1,290 @@
+"""Real-ray aiming: rays launched so that they cross the stop where the pupil says.
+
+Under ``[aiming] mode = "real"`` the normalized pupil point (px, py) is the
+point (px, py) · r_stop on the stop surface, in the stop's local frame; the
+chief ray (0, 0) goes through the stop centre.  r_stop is the stop's radius
+for a ``stop_diameter`` aperture, otherwise the height at which the real
+on-axis ray through the paraxial entrance-pupil edge (EPD/2) crosses the stop.
+
+The unknowns of each ray are its *effective* paraxial pupil coordinates
+p = (px', py'): the point (px', py') · EPD/2 on the paraxial entrance-pupil
+plane that :func:`optics.trace.launch.launch_rays` aims at.  For an object at
+infinity they move the launch point across the field's fixed direction; for a
+finite object they turn the direction from the fixed object point.  So the
+aimed rays launch exactly as paraxial ones do (the compiled path needs no
+change), and p = (px, py) is the paraxial seed.
+
+The solve, batched over every ray (one 2×2 system per ray):
+
+1. the chief rays (one per field and wavelength) by
+   :func:`optics.solvers.newton_2x2` from p = 0; fields that fail go again by
+   continuation from the axis outward (the field scaled by s = 1/k, 2/k, ...,
+   1, each stage seeded by the previous one), for wide-angle lenses whose
+   real pupil moves far from the paraxial one;
+2. every ray from the linear prediction p_c + J_c⁻¹ (px, py) · r_stop of its
+   chief ray's solution p_c and Jacobian J_c (Newton, the residual and the
+   four difference rays of J in one batched trace per step); rays that fail go
+   again by continuation in the pupil radius from the chief ray;
+3. only while ``be.grad_active()``: one grad-attached trace to the stop and
+   :func:`optics.solvers.implicit_correction_2x2` (p = p̄ − J̄⁻¹ R(p̄, θ)), so
+   dp/dθ is exact to first order and the graph does not depend on the
+   iteration count.
+
+The residual is R(p) = S(p) − (px, py) · r_stop, S the local (x, y) on the
+stop in mm; its Jacobian is a central difference in the same batched trace
+(step eps^(1/3) · max(1, |p|)).  Clear apertures are ignored while aiming.
+A ray that does not converge (it cannot reach that stop point) is invalid.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import backend as be
+from ..errors import SolveError
+from ..frames import surface_frames
+from ..solvers import (
+    ROUND_OFF_CONSTANT,
+    SINGULAR_CONSTANT,
+    implicit_correction_2x2,
+    normalized_solve_masked,
+    resolve_settings,
+)
+from ._aim_solve import AimProblem, solve
+from .launch import launch_rays
+from .propagate import trace_to_surface
+
+#: Newton steps allowed per aim stage.
+MAX_ITERATIONS = 30
+
+
+def aiming_mode(optic, override=None) -> str:
+    """The aiming mode that applies: ``override`` or the optic's ``[aiming] mode``.
+
+    Object-space telecentric systems launch by numerical aperture about an
+    axis-parallel chief ray, so they are always aimed "paraxially".
+    """
+    mode = optic.aiming if override is None else override
+    return "paraxial" if optic.fields.object_telecentric else mode
+
+
+def launch(optic, qx, qy, px, py, wavelength, first_order, *, aiming=None):
+    """Rays leaving the object, aimed as the aiming mode says.
+
+    Parameters as :func:`optics.trace.launch.launch_rays`; ``aiming``
+    overrides the optic's mode ("paraxial" or "real").  Real-aimed rays whose
+    aim does not converge are invalid.
+    """
+    if aiming_mode(optic, aiming) != "real":
+        return launch_rays(optic, qx, qy, px, py, wavelength, first_order)
+    result = aim(optic, qx, qy, px, py, wavelength, first_order)
+    rays = launch_rays(optic, qx, qy, result.px, result.py, wavelength, first_order)
+    return rays.replace(valid=be.logical_and(rays.valid, result.converged))
+
+
+@dataclass(frozen=True)
+class AimResult:
+    """Aimed effective pupil coordinates for rays of the broadcast input shape.
+
+    Attributes
+    ----------
+    px, py : array
+        Effective paraxial pupil coordinates to launch with (grad-attached
+        when gradients are recording).
+    converged : bool array
+        False where the ray could not be aimed (it is invalid).
+    residual_norm : array
+        |S − (px, py) · r_stop| in mm at the solution (detached).
+    r_stop : array
+        The stop radius in mm that (px, py) = 1 means.
+    tolerance : float
+        Convergence tolerance in mm.
+    """
+
+    px: Any
+    py: Any
+    converged: Any
+    residual_norm: Any
+    r_stop: Any
+    tolerance: float
+
+
+def stop_radius(optic, first_order):
+    """r_stop in mm: D/2 of a ``stop_diameter`` aperture, else the real EPD-edge ray's height.
+
+    The real ray is the on-axis one through the paraxial entrance-pupil edge
+    (px, py) = (1, 0) at the primary wavelength; its distance from the stop
+    centre in the stop's local frame is returned (grad-attached), NaN when that
+    ray misses a surface or is totally reflected before the stop.
+    """
+    if optic.aperture.type == "stop_diameter":
+        return be.asarray(optic.aperture.value) / 2.0
+    zero = be.zeros_like(be.asarray(first_order.epd))
+    wavelength = be.asarray(optic.primary_wavelength)
+    rays = launch_rays(optic, zero, zero, zero + 1.0, zero, wavelength, first_order)
+    x, y, reached = trace_to_surface(optic, rays, optic.stop_index)
+    return be.where(reached, be.hypot(x, y), math.nan)
+
+
+def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=None):
+    """Effective pupil coordinates that put each ray on (px, py) · r_stop at the stop.
+
+    Parameters
+    ----------
+    optic : Optic
+    qx, qy : array
+        Object-space field parameters (slopes, or object heights in mm).
+    px, py : array
+        Normalized stop coordinates.
+    wavelength : array
+        Micrometres.  All inputs broadcast together.
+    first_order : ParaxialData
+        The paraxial entrance pupil (launch geometry).
+    tol : float, optional
+        Tolerance on the stop miss in mm; by default
+        ``ROUND_OFF_CONSTANT · eps · max(1, r_stop, track to the stop)`` (about
+        1e-12 mm in float64), or the enclosing :func:`optics.solvers.solver_settings`.
+    max_iter : int, optional
+        Newton steps per stage.
+
+    Returns
+    -------
+    AimResult
+        Arrays in the broadcast shape of the inputs.
+    """
+    inputs = [be.asarray(v) for v in (qx, qy, px, py, wavelength)]
+    shape = tuple(np.broadcast_shapes(*(tuple(v.shape) for v in inputs)))
+    field_shape = tuple(np.broadcast_shapes(*(tuple(inputs[i].shape) for i in (0, 1, 4))))
+    r_stop = stop_radius(optic, first_order)
+    if not math.isfinite(float(be.item(r_stop))):
+        raise SolveError(
+            f"real ray aiming: the real on-axis ray through the paraxial entrance-pupil edge "
+            f"does not reach the stop (surface {optic.stop_index}), so the stop radius that "
+            "(px, py) = 1 means is undefined; use an aperture of type 'stop_diameter' or a "
+            "smaller aperture"
+        )
+    settings = resolve_settings(
+        _default_tolerance(optic, r_stop, inputs[0]) if tol is None else tol,
+        MAX_ITERATIONS if max_iter is None else max_iter,
+    )
+    tol, max_iter = settings.tolerance, settings.max_iterations
+
+    def flat(value, to_shape):
+        return be.reshape(be.broadcast_to(value, to_shape), (-1,))
+
+    with be.no_grad():
+        # 1. chief rays, one per field and wavelength.
+        field_q = [be.detach(flat(inputs[i], field_shape)) for i in (0, 1, 4)]
+        zeros = be.zeros_like(field_q[0])
+        chief = AimProblem(optic, *field_q, be.stack([zeros, zeros], axis=-1), first_order)
+        p_chief, ok_chief, _ = solve(chief, be.zeros_like(chief.target), tol, max_iter, "field")
+        J_chief = chief.jacobian(p_chief)
+        # 2. every ray, from its chief ray's linear prediction.
+        expand = _expander(field_shape, shape)
+        r = be.detach(r_stop)
+        target = be.stack([flat(inputs[2], shape) * r, flat(inputs[3], shape) * r], axis=-1)
+        q_all = [be.detach(flat(inputs[i], shape)) for i in (0, 1, 4)]
+        problem = AimProblem(optic, *q_all, target, first_order)
+        p_c, J_c = expand(p_chief), expand(J_chief)
+        step, singular = normalized_solve_masked(J_c, target, constant=SINGULAR_CONSTANT)
+        start = be.where(singular[:, None], p_c, p_c + step)
+        start = be.where(be.isfinite(start), start, p_c)
+        p, converged, residual_norm = solve(problem, start, tol, max_iter, "pupil", chief=p_c)
+        converged = converged & expand(ok_chief)
+    if be.grad_active():
+        with be.no_grad():
+            J_bar = problem.jacobian(p)  # exact at the solution: dp/dθ = -J⁻¹ ∂R/∂θ
+        target = be.stack([flat(inputs[2], shape) * r_stop, flat(inputs[3], shape) * r_stop], -1)
+        q_attached = [flat(inputs[i], shape) for i in (0, 1, 4)]
+        attached = AimProblem(optic, *q_attached, target, first_order)
+        eye = be.broadcast_to(be.eye(2, dtype=J_bar.dtype), tuple(J_bar.shape))
+        J_bar = be.where(converged[:, None, None], J_bar, eye)
+        R = be.where(converged[:, None], attached.residual(p), 0.0)
+        p = implicit_correction_2x2(R, p, J_bar, name="real ray aiming (implicit correction)")
+    return AimResult(
+        px=be.reshape(p[:, 0], shape),
+        py=be.reshape(p[:, 1], shape),
+        converged=be.reshape(converged, shape),
+        residual_norm=be.reshape(residual_norm, shape),
+        r_stop=r_stop,
+        tolerance=tol,
+    )
+
+
+def _default_tolerance(optic, r_stop, like):
+    """ROUND_OFF_CONSTANT · eps · (largest length an aimed ray sees up to the stop), mm."""
+    stop = optic.stop_index
+    lengths = [1.0, abs(float(be.item(r_stop)))]
+    lengths.append(abs(sum(float(be.item(s.thickness)) for s in optic.surfaces[1:stop])))
+    if not optic.object_at_infinity:
+        lengths.append(abs(float(be.item(optic.surfaces[0].thickness))))
+    return ROUND_OFF_CONSTANT * be.machine_eps(be.asarray(like)) * max(lengths)
+
+
+def _expander(field_shape, shape):
+    """Map flat per-field arrays (one row per field point) to flat per-ray ones."""
+    index = np.arange(math.prod(field_shape)).reshape(field_shape)
+    index = np.broadcast_to(index, shape).reshape(-1).copy()
+    if np.array_equal(index, np.arange(index.size)):
+        return lambda v: v
+    positions = be.asarray(index)
+    return lambda v: v[positions]
+
+
+class PupilAimWarning(UserWarning):
+    """Paraxial aiming sends a field's chief ray visibly off the stop centre."""
+
+
+#: Largest chief-ray miss of the stop centre, in stop radii, that paraxial aiming passes quietly.
+OFF_CENTRE_FRACTION = 0.01
+
+
+def warn_if_off_centre(optic, fields, at_stop, first_order):
+    """One grouped :class:`PupilAimWarning` for fields whose paraxially aimed chief misses.
+
+    Parameters
+    ----------
+    optic : Optic
+    fields : sequence of (hx, hy)
+        The normalized fields, length F.
+    at_stop : Rays, shape (W, F)
+        The chief rays just after the stop surface (global coordinates), as
+        the trace already has them (clear apertures open).
+    first_order : ParaxialData
+
+    Notes
+    -----
+    One host sync, after the trace.  A chief ray that fails before the stop
+    counts as missing it.
+    """
+    frame = surface_frames(optic.surfaces[: optic.stop_index + 1])[-1]
+    x, y, *_ = frame.to_local(at_stop.x, at_stop.y, at_stop.z, at_stop.L, at_stop.M, at_stop.N)
+    with be.no_grad():
+        r_stop = be.detach(stop_radius(optic, first_order))
+    if not math.isfinite(float(be.item(r_stop))):
+        return  # no stop radius to measure by (real aiming says why)
+    with be.no_grad():
+        miss = be.detach(be.hypot(x, y)) / r_stop
+        bad = be.logical_not(be.logical_and(at_stop.valid, miss <= OFF_CENTRE_FRACTION))
+        bad = be.to_numpy(be.any(bad, axis=0))
+        miss = be.to_numpy(be.max(be.where(at_stop.valid, miss, math.inf), axis=0))
+    if not bad.any():
+        return
+    named = [
+        f"({fields[i][0]:.4g}, {fields[i][1]:.4g}) "
+        + ("(misses the stop)" if not math.isfinite(miss[i]) else f"({100 * miss[i]:.3g} %)")
+        for i in np.flatnonzero(bad)
+    ]
+    warnings.warn(
+        f"paraxial aiming: the chief ray crosses the stop more than "
+        f"{100 * OFF_CENTRE_FRACTION:g} % of the stop radius from its centre for normalized "
+        f'field(s) {", ".join(named)}; set [aiming] mode = "real" in the lens file '
+        "(or --aiming real)",
+        PupilAimWarning,
+        stacklevel=3,
+    )
