@@ -53,6 +53,17 @@ def test_chunked_bundle_equals_one_batch(backend):
     )
 
 
+def test_chunked_bundle_with_real_aiming_equals_one_batch():
+    optic = optics.load("cooke_triplet")
+    whole = trace_bundle(optic, rings=4, aiming="real")
+    chunked = trace_bundle(optic, rings=4, aiming="real", chunk_rays=50, progress=False)
+    valid = be.to_numpy(whole.rays.valid)
+    np.testing.assert_array_equal(be.to_numpy(chunked.rays.valid), valid)
+    for name in ("x", "y", "L", "M", "opd"):
+        a, b = (be.to_numpy(getattr(bundle.rays, name)) for bundle in (whole, chunked))
+        np.testing.assert_allclose(b[valid], a[valid], rtol=0, atol=1e-12)
+
+
 def test_slices_respect_the_budget():
     optic = optics.load("cooke_triplet")
     sizes = [be.size(b.px) for b in iter_bundle(optic, rings=5, chunk_rays=40, progress=False)]
