@@ -29,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _extra_rows  # noqa: E402
 from _cases import saved_bytes, trace_case  # noqa: E402
 from _systems import FIELD, SYSTEMS, build, pupil  # noqa: E402
 
@@ -39,8 +40,8 @@ from optics.trace import trace_rays  # noqa: E402
 THROUGHPUT = [
     ("NumPy, Cooke", "cooke", 10**6, "numpy", "numpy", 3.0),
     ("NumPy, Chebyshev", "cooke_chebyshev", 10**6, "numpy", "numpy", 3.0),
-    ("Torch no-grad, Cooke", "cooke", 10**6, "torch_no_grad", "torch_nograd", None),
-    ("Torch no-grad, Chebyshev", "cooke_chebyshev", 10**6, "torch_no_grad", "torch_nograd", None),
+    ("Torch no-grad, Cooke", "cooke", 10**6, "torch_no_grad", "torch_nograd", 2.0),
+    ("Torch no-grad, Chebyshev", "cooke_chebyshev", 10**6, "torch_no_grad", "torch_nograd", 2.0),
     ("Torch fwd+bwd, Cooke", "cooke", 10**5, "torch_fb", "torch_fb", 3.0),
     ("Torch fwd+bwd, Chebyshev", "cooke_chebyshev", 10**5, "torch_fb", "torch_fb", 3.0),
 ]
@@ -169,6 +170,53 @@ def measure(optiland, repeats, with_compiled):
     return ours, theirs, compile_seconds
 
 
+def measure_competing(optiland, repeats):
+    """The NumPy rows again with a memory-bound job on the other core (target 2.5×)."""
+    rows = [row for row in THROUGHPUT if row[3] == "numpy"]
+    cases = {label: trace_case(system, n, mode) for label, system, n, mode, _, _ in rows}
+    times = {label: [] for label in cases}
+    their_times = {label: [] for label in cases}
+    with _extra_rows.competing_job():
+        for _ in range(repeats + 1):
+            for label, system, n, _, case, _ in rows:
+                times[label].append(_timed(cases[label][1]))
+                their_times[label].append(_ask_seconds(optiland, case, system, n))
+    out = {}
+    for label, (work, _) in cases.items():
+        ours = work / statistics.median(times[label][1:]) / 1e6
+        out[label] = (ours, work / statistics.median(their_times[label][1:]) / 1e6)
+    return out
+
+
+def extra_table(competing, chunked, rss, reads):
+    """The rows of issue 17 that are not in :func:`table`."""
+    lines = []
+    for label, (ours, theirs) in competing.items():
+        lines.append(
+            f"| {label}, competing memory-bound job | 1e+06 | {ours:.1f} M | {theirs:.1f} M | "
+            f"{ours / theirs:.1f}× | ≥ 2.5× |"
+        )
+    if chunked is not None:
+        one, streamed, ratio = chunked
+        lines.append(
+            f"| Chunked trace_bundle (2^18 rays a chunk), Cooke, rays/s | 1e+06 | "
+            f"{streamed / 1e6:.2f} M | (one batch {one / 1e6:.2f} M) | {ratio:.2f}× one batch | "
+            "≥ 0.9× one batch |"
+        )
+    if rss is not None:
+        peak, seconds, rays = rss
+        lines.append(
+            f"| Chunked spot diagram, Cooke, peak RSS ({seconds:.0f} s) | {rays:.0e} | "
+            f"{peak:.0f} MiB | - | - | < 2 GB at 1e8 |"
+        )
+    for system, count in reads.items():
+        lines.append(
+            f"| Host reads in a Torch trace, {system} | 1e+03 | {count} | - | - | "
+            "1 (after the trace) |"
+        )
+    return lines
+
+
 def _ask_seconds(optiland, case, system, n):
     return optiland.ask({"case": case, "system": system, "n": n})["seconds"]
 
@@ -262,6 +310,18 @@ def main(argv=None):
         help="skip the compiled cases (each compiles for tens of seconds)",
     )
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
+    parser.add_argument(
+        "--no-competing-job",
+        action="store_true",
+        help="skip the NumPy rows under a competing memory-bound job",
+    )
+    parser.add_argument(
+        "--rss-rays",
+        type=float,
+        default=1e7,
+        help="rays of the chunked spot diagram whose peak RSS is reported (0: skip; "
+        "1e8 takes several minutes)",
+    )
     args = parser.parse_args(argv)
     optiland = Optiland(args.optiland_python)
     try:
@@ -270,10 +330,15 @@ def main(argv=None):
             print(f"same system check, {system}: image x, y agree to {gap:.1e} mm", file=sys.stderr)
         ours, theirs, compile_seconds = measure(optiland, args.repeats, not args.no_compiled)
         saved = measure_saved_bytes(optiland, not args.no_compiled)
+        competing = {} if args.no_competing_job else measure_competing(optiland, args.repeats)
     finally:
         optiland.close()
     adam = measure_adam(args.optiland_python, args.repeats)
+    chunked = _extra_rows.chunked_rates(repeats=args.repeats)
+    rss = _extra_rows.chunked_peak_rss(int(args.rss_rays)) if args.rss_rays else None
+    reads = {system: _extra_rows.host_reads(system) for system in SYSTEMS}
     print(table(ours, theirs, compile_seconds, saved, adam, optiland.version))
+    print("\n".join(extra_table(competing, chunked, rss, reads)))
     if args.json:
         numbers = {
             "optics": ours,
@@ -281,6 +346,10 @@ def main(argv=None):
             "compile_seconds": compile_seconds,
             "saved_bytes": saved,
             "adam_step_s": adam,
+            "competing_job": competing,
+            "chunked_rates": chunked,
+            "chunked_peak_rss": rss,
+            "host_reads": reads,
         }
         args.json.write_text(json.dumps(numbers, indent=2))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 _REPORT: list[str] = []
@@ -18,3 +20,36 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("optics backend targets")
         for line in _REPORT:
             terminalreporter.write_line(line)
+
+
+# --- quick mode (CI): every benchmark file runs, at its smallest sizes ---------------------
+#
+# ``OPTICS_BENCH_QUICK=1 python -m pytest benchmarks --benchmark-disable -q`` runs each
+# benchmark function once at its small sizes, so that a benchmark that breaks is caught
+# in about a minute; large batches, the compiled (Inductor) cases, which compile for tens
+# of seconds each, and the 1000-iteration Newton case are deselected (tests/ covers the
+# compiled path).
+QUICK = os.environ.get("OPTICS_BENCH_QUICK") == "1"
+QUICK_MAX_RAYS = 20_000
+
+
+def _heavy(item):
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "compiled" in item.nodeid.split("::")[0] or params.get("compiled") is True:
+        return True
+    if str(params.get("mode", "")).startswith("compiled"):
+        return True
+    if params.get("iterations", 0) >= 1000:
+        return True
+    sizes = [v for k, v in params.items() if k in ("n", "rays", "size") and isinstance(v, int)]
+    return any(v > QUICK_MAX_RAYS for v in sizes)
+
+
+def pytest_collection_modifyitems(config, items):
+    if not QUICK:
+        return
+    kept = [item for item in items if not _heavy(item)]
+    deselected = [item for item in items if _heavy(item)]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept

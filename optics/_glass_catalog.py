@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import functools
 import importlib.util
+import math
 import re
 import warnings
 from dataclasses import dataclass
@@ -321,27 +322,37 @@ def evaluate(dispersion: Dispersion, wavelength):
 
 
 def _warn_outside(dispersion, wavelength):
-    """Issue the one RuntimeWarning of a material whose valid range ``wavelength`` leaves."""
-    # Until a material has warned, this costs one host sync per call.
+    """Issue the one RuntimeWarning of a material whose valid range ``wavelength`` leaves.
+
+    The test reads three values on the host; inside a trace it is deferred
+    (:func:`optics.backend.deferred_reads`) and read with the trace's other
+    checks, once, after the trace.
+    """
     if be.is_array(wavelength) and be.is_compiling(wavelength):
         return  # inside a compiled graph (jax.jit) nothing can be read on the host
     low, high = dispersion.wavelength_range
     slack = _RANGE_SLACK_EPS * be.machine_eps(wavelength)
     outside = be.logical_or(wavelength < low * (1 - slack), wavelength > high * (1 + slack))
-    if not be.item(be.any(outside)):
-        return
-    _WARNED.add(dispersion.source)
-    # the wavelengths outside, never NaN (a NaN is neither below nor above the range)
-    beyond = np.asarray(be.to_numpy(wavelength))[np.asarray(be.to_numpy(outside), dtype=bool)]
-    shortest, longest = float(beyond.min()), float(beyond.max())
-    span = f"{shortest:g}" if shortest == longest else f"{shortest:g}-{longest:g}"
-    warnings.warn(
-        f"{dispersion.source}: wavelengths ({span} µm) reach outside the valid range "
-        f"{low:g}-{high:g} µm of its data; the index there is extrapolated "
-        "(this warning is given once per material)",
-        RuntimeWarning,
-        stacklevel=4,
-    )
+
+    def warn(values):
+        if not values[0] or dispersion.source in _WARNED:
+            return
+        _WARNED.add(dispersion.source)
+        # the wavelengths outside, never NaN (a NaN is neither below nor above the range)
+        shortest, longest = values[1], values[2]
+        span = f"{shortest:g}" if shortest == longest else f"{shortest:g}-{longest:g}"
+        warnings.warn(
+            f"{dispersion.source}: wavelengths ({span} µm) reach outside the valid range "
+            f"{low:g}-{high:g} µm of its data; the index there is extrapolated "
+            "(this warning is given once per material)",
+            RuntimeWarning,
+            stacklevel=5,
+        )
+
+    # The shortest and longest wavelengths outside the range (inf/-inf when none).
+    beyond_low = be.min(be.where(outside, wavelength, math.inf))
+    beyond_high = be.max(be.where(outside, wavelength, -math.inf))
+    be.read_later((be.any(outside), beyond_low, beyond_high), warn)
 
 
 def _interpolate(dispersion, wavelength):

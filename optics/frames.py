@@ -80,10 +80,71 @@ def vertex_z(surfaces) -> list:
 
 
 def surface_frames(surfaces) -> list[Frame]:
-    """The frame of every surface (index 0, the object, sits at −thickness₀)."""
+    """The frame of every surface (index 0, the object, sits at −thickness₀).
+
+    A ``coordinate_break`` surface (optics.geometry.coordinate_break) moves the
+    frame of every later surface; without one, each vertex is on the z axis.
+    """
+    if any(getattr(s.geometry, "is_coordinate_break", False) for s in surfaces):
+        return _chained_frames(surfaces)
     frames = []
     for surface, z in zip(surfaces, vertex_z(surfaces)):
         dx, dy = surface.decenter if surface.decenter is not None else (0.0, 0.0)
         rotation = rotation_matrix(*surface.tilt) if surface.tilt is not None else None
         frames.append(Frame(dx, dy, z, rotation))
     return frames
+
+
+def _chained_frames(surfaces) -> list[Frame]:
+    """Frames when coordinate breaks move the axis: origin and axes carried surface to surface."""
+    first = surfaces[0]
+    dx, dy = first.decenter if first.decenter is not None else (0.0, 0.0)
+    tilt = rotation_matrix(*first.tilt) if first.tilt is not None else None
+    frames = [Frame(dx, dy, -first.thickness, tilt)]
+    origin, axes = (0.0, 0.0, 0.0), None  # axes: None is the identity
+    for surface in surfaces[1:]:
+        decenter = surface.decenter if surface.decenter is not None else (0.0, 0.0)
+        tilt = surface.tilt if surface.tilt is not None else (0.0, 0.0, 0.0)
+        if getattr(surface.geometry, "is_coordinate_break", False):
+            frames.append(Frame(*origin, axes))
+            turns = [rotation_matrix(*angles) for angles in _axis_tilts(tilt)]
+            if surface.geometry.order == 1:
+                turns.reverse()  # tilt z, then y, then x; decenter last
+                axes = _compose(axes, *turns)
+            origin = _moved(origin, axes, (decenter[0], decenter[1], 0.0))
+            if surface.geometry.order != 1:
+                axes = _compose(axes, *turns)
+        else:
+            vertex = _moved(origin, axes, (decenter[0], decenter[1], 0.0))
+            own = rotation_matrix(*surface.tilt) if surface.tilt is not None else None
+            frames.append(Frame(*vertex, _compose(axes, own)))
+        origin = _moved(origin, axes, (0.0, 0.0, surface.thickness))
+    return frames
+
+
+def _axis_tilts(tilt):
+    """(rx, 0, 0), (0, ry, 0), (0, 0, rz): one rotation per axis."""
+    rx, ry, rz = tilt
+    return (rx, 0.0, 0.0), (0.0, ry, 0.0), (0.0, 0.0, rz)
+
+
+def _compose(axes, *turns):
+    """axes @ turns[0] @ turns[1] ... with None standing for the identity."""
+    for turn in turns:
+        if turn is None:
+            continue
+        if axes is None:
+            axes = turn
+            continue
+        axes = tuple(
+            tuple(sum(axes[i][k] * turn[k][j] for k in range(3)) for j in range(3))
+            for i in range(3)
+        )
+    return axes
+
+
+def _moved(origin, axes, step):
+    """origin + axes @ step (a plain step when the axes are the identity)."""
+    if axes is None:
+        return tuple(o + s for o, s in zip(origin, step))
+    return tuple(origin[i] + sum(axes[i][k] * step[k] for k in range(3)) for i in range(3))

@@ -90,6 +90,9 @@ def basis_rays(optic, wavelength=None) -> _BasisRays:
             if i > 1:
                 y = y + surfaces[i - 1].thickness * nu / n[i - 1]
             bend = y * (n[i] - n[i - 1]) * surfaces[i].geometry.base_curvature
+            power = getattr(surfaces[i].geometry, "optical_power", None)  # an ideal lens
+            if power is not None:
+                bend = bend + y * power
             nu = nu - bend
             scale = scale + be.abs(bend)
             ys.append(y)
@@ -115,10 +118,14 @@ def is_afocal(rays: _BasisRays) -> bool:
     epsilon of the arrays' dtype: a relative test, independent of the units
     and of the system's size; a system of plane surfaces (scale 0) is afocal.
     """
+    return bool(be.item(afocal_mask(rays)))
+
+
+def afocal_mask(rays: _BasisRays):
+    """:func:`is_afocal` as a 0-d boolean array (no host read, for traces)."""
     nu_image = rays.uA[-2] * rays.n_image
     eps = be.machine_eps(be.asarray(nu_image))
-    bound = AFOCAL_ROUNDOFF_FACTOR * eps * float(be.item(rays.power_scale))
-    return abs(float(be.item(nu_image))) <= bound
+    return be.abs(be.asarray(nu_image)) <= AFOCAL_ROUNDOFF_FACTOR * eps * rays.power_scale
 
 
 def paraxial(optic, wavelength=None) -> ParaxialData:
@@ -136,18 +143,16 @@ def _paraxial(optic, wavelength):
     rays = basis_rays(optic, wavelength)
     stop, k, image = optic.stop_index, optic.image_index - 1, optic.image_index
     surfaces = optic.surfaces
-    if _is_zero(rays.yA[stop]):
-        raise ConfigurationError(
-            f"the stop (surface {stop}) is imaged to infinity: no entrance pupil"
-        )
+    _fail_if_zero(
+        rays.yA[stop], f"the stop (surface {stop}) is imaged to infinity: no entrance pupil"
+    )
     ep = rays.yB[stop] / rays.yA[stop]
-    afocal = is_afocal(rays)
-    if afocal:
-        efl = bfl = ffl = math.inf + 0.0 * ep
-    else:
-        efl = -1.0 / rays.uA[k]
-        bfl = -rays.yA[k] / rays.uA[k]
-        ffl = rays.uB[k] / rays.uA[k]
+    # Afocal or not is a value, not a branch: no host read (a device sync) in a trace.
+    afocal = afocal_mask(rays)
+    u_a = be.where(afocal, 1.0, rays.uA[k])  # finite in the discarded branch (gradients)
+    efl = be.where(afocal, math.inf, -1.0 / u_a)
+    bfl = be.where(afocal, math.inf, -rays.yA[k] / u_a)
+    ffl = be.where(afocal, math.inf, rays.uB[k] / u_a)
     infinite = optic.object_at_infinity
     t0 = surfaces[0].thickness
     epd = entrance_pupil_diameter(optic, rays, ep, afocal)
@@ -162,11 +167,12 @@ def _paraxial(optic, wavelength):
     ys, us = rays.ray(-ep, 1.0 + 0.0 * ep, k)
     t_last = surfaces[k].thickness
     to_xp = -ys / us  # exit pupil z − last surface z
-    if infinite and afocal:
-        fno, magnification = math.inf + 0.0 * epd, 0.0 * epd
+    if infinite:
+        fno = be.where(afocal, math.inf, _working_fno(rays, be.where(afocal, 1.0, um)))
+        magnification = 0.0 * epd
     else:
         fno = _working_fno(rays, um)
-        magnification = 0.0 * epd if infinite else rays.n_object * u0m / (rays.n_image * um)
+        magnification = rays.n_object * u0m / (rays.n_image * um)
     y1c, u0c = chief_ray_start(optic, rays, ep)
     return ParaxialData(
         efl=efl,
@@ -214,12 +220,15 @@ def entrance_pupil_diameter(optic, rays, ep, afocal=False):
     # image_fno: the F/# of a marginal ray of unit height at the entrance pupil scales as 1/height.
     k = optic.image_index - 1
     if infinite:
-        if afocal:
-            raise ConfigurationError(
+
+        def message():
+            return (
                 f"aperture type 'image_fno' (value {float(be.item(value)):g}) needs a focal "
                 "system: this one is afocal (its power is zero to round-off), so an F/# sets "
                 "no pupil; use aperture type 'epd'"
             )
+
+        _fail_if_zero(be.logical_not(be.asarray(afocal)), message)
         _, u_image = rays.ray(1.0 + 0.0 * ep, 0.0, k)
     else:
         t0 = optic.surfaces[0].thickness
@@ -251,13 +260,23 @@ def chief_ray_start(optic, rays, ep):
         u0 = -1.0 / (ep + t0)
         y1 = 1.0 + u0 * t0
     unit_height = rays.ray(y1, u0, optic.image_index)[0]
-    if _is_zero(unit_height):
-        raise ConfigurationError(
-            "the paraxial image height does not depend on the field: cannot scale fields"
-        )
+    _fail_if_zero(
+        unit_height, "the paraxial image height does not depend on the field: cannot scale fields"
+    )
     scale = top / unit_height
     return y1 * scale, u0 * scale
 
 
-def _is_zero(value) -> bool:
-    return float(be.item(value)) == 0.0
+def _fail_if_zero(value, message):
+    """Raise ConfigurationError(message) when ``value`` is 0 (``message`` may be a callable).
+
+    A host read: inside a trace it is deferred and read with the trace's
+    other checks, once, after the trace (:func:`optics.backend.deferred_reads`);
+    the quantities it would have guarded are then inf or NaN until it raises.
+    """
+
+    def check(values):
+        if values[0] == 0.0:
+            raise ConfigurationError(message() if callable(message) else message)
+
+    be.read_later((value,), check)

@@ -34,15 +34,43 @@ def hexapolar(rings: int = 6):
     px, py : array, shape (1 + 3R(R+1),)
         Working dtype of the configured backend.
     """
+    return hexapolar_range(rings, 0, hexapolar_count(rings))
+
+
+def hexapolar_count(rings: int) -> int:
+    """Number of points of :func:`hexapolar` with ``rings`` rings: 1 + 3R(R+1)."""
     if isinstance(rings, bool) or not isinstance(rings, numbers.Integral) or rings < 0:
         raise ValueError(f"rings must be an integer >= 0, not {rings!r}")
     rings = int(rings)
-    px, py = [np.zeros(1)], [np.zeros(1)]
-    for i in range(1, rings + 1):
-        angles = 2 * np.pi * np.arange(6 * i) / (6 * i)
-        px.append(np.cos(angles) * i / rings)
-        py.append(np.sin(angles) * i / rings)
-    return _working(np.concatenate(px)), _working(np.concatenate(py))
+    return 1 + 3 * rings * (rings + 1)
+
+
+def hexapolar_range(rings: int, start: int, stop: int):
+    """Points ``start:stop`` of :func:`hexapolar` (the same values), without the others.
+
+    Lets a chunked trace generate its pupil chunk by chunk: memory grows with
+    ``stop - start``, not with the whole pattern.
+
+    Returns
+    -------
+    px, py : array, shape (stop - start,)
+        Working dtype of the configured backend.
+    """
+    count = hexapolar_count(rings)
+    rings = int(rings)
+    start, stop = max(0, start), min(stop, count)
+    k = np.arange(start, max(start, stop), dtype=np.int64)
+    # Ring i (>= 1) holds the points 1 + 3i(i - 1) .. 3i(i + 1) of the pattern.
+    i = np.floor((3.0 + np.sqrt(9.0 + 12.0 * np.maximum(k - 1, 0))) / 6.0).astype(np.int64)
+    i += 1 + 3 * (i + 1) * i <= k  # exact integer corrections of the float guess
+    i -= (1 + 3 * i * (i - 1) > k) & (i > 1)
+    i[k == 0] = 0
+    j = k - (1 + 3 * i * (i - 1))
+    ring = np.maximum(i, 1)
+    angles = 2 * np.pi * j.astype(float) / (6 * ring)
+    px = np.where(i == 0, 0.0, np.cos(angles) * i / max(rings, 1))
+    py = np.where(i == 0, 0.0, np.sin(angles) * i / max(rings, 1))
+    return _working(px), _working(py)
 
 
 def grid(n: int = 32):

@@ -73,6 +73,7 @@ class Optic:
     name: str = ""
     optimize: dict | None = None  # the lens file's raw [optimize] section
     aiming: str = "paraxial"  # one of AIMING_MODES (see optics.trace.aim)
+    tolerance: dict | None = None  # the lens file's raw [tolerance] section
 
     def __post_init__(self):
         self.validate()

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from .. import backend as be
 from ..sampling import fan
-from ..trace import trace_bundle
+from ..trace import iter_bundle, trace_bundle
+from ._spot_stream import SpotAccumulator
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,16 @@ def spot_statistics(rays, reference_x, reference_y, axis=None):
     return stats
 
 
-def spot_diagram(optic, fields=None, wavelengths=None, rings: int = 6, pupil=None):
+def spot_diagram(
+    optic,
+    fields=None,
+    wavelengths=None,
+    rings: int = 6,
+    pupil=None,
+    *,
+    chunk_rays: int | None = None,
+    progress: bool | None = None,
+):
     """Spot statistics for every (field, wavelength) pair, from one :func:`trace_bundle`.
 
     Parameters
@@ -110,6 +120,16 @@ def spot_diagram(optic, fields=None, wavelengths=None, rings: int = 6, pupil=Non
         Hexapolar rings (1 + 3R(R+1) rays) when ``pupil`` is not given.
     pupil : (px, py), optional
         Custom normalized pupil samples.
+    chunk_rays : int, optional
+        Stream the trace in pupil slices of about this many rays
+        (:func:`~optics.trace.iter_bundle`) and accumulate the statistics
+        slice by slice (exactly: running sums and convex-hull candidates), so
+        that memory stays bounded however many rays (1e8 rays of the Cooke
+        triplet stay under 2 GB).  The results are plain values, without
+        gradients.
+    progress : bool, optional
+        With ``chunk_rays``: show a progress bar (tqdm, when installed); by
+        default only when stderr is a terminal.
 
     Returns
     -------
@@ -119,11 +139,25 @@ def spot_diagram(optic, fields=None, wavelengths=None, rings: int = 6, pupil=Non
     n_waves = len(wavelengths)
     if optic.primary_wavelength not in wavelengths:  # the reference is the primary's chief ray
         wavelengths.append(optic.primary_wavelength)
-    bundle = trace_bundle(optic, fields, wavelengths, pupil, rings=rings)
-    chief = bundle.reference_chief
+    if chunk_rays is None:
+        bundle = trace_bundle(optic, fields, wavelengths, pupil, rings=rings)
+        chief = bundle.reference_chief
+        reference = (chief.x[None, :, None], chief.y[None, :, None])
+        stats = spot_statistics(bundle.rays, *reference, axis=-1)
+        valid = be.to_numpy(bundle.rays.valid)
+        n_rays, n_valid = int(valid.shape[-1]), valid.sum(axis=-1)
+    else:
+        accumulator = None
+        for bundle in iter_bundle(
+            optic, fields, wavelengths, pupil, rings=rings, chunk_rays=chunk_rays, progress=progress
+        ):
+            if accumulator is None:
+                chief = bundle.reference_chief
+                accumulator = SpotAccumulator(chief.x, chief.y, len(wavelengths))
+            accumulator.add(bundle.rays)
+        stats = accumulator.statistics()
+        n_rays, n_valid = accumulator.n_rays, accumulator.count.astype(int)
     no_reference = be.where(bundle.reference_valid, 0.0, math.nan)  # (F,)
-    stats = spot_statistics(bundle.rays, chief.x[None, :, None], chief.y[None, :, None], axis=-1)
-    valid = be.to_numpy(bundle.rays.valid)
     blocked = be.to_numpy(bundle.chief_blocked)
     reference = bundle.primary
     results = []
@@ -137,8 +171,8 @@ def spot_diagram(optic, fields=None, wavelengths=None, rings: int = 6, pupil=Non
                     rms_radius_centroid=stats["rms_radius_centroid"][w, f],
                     centroid=(stats["centroid_x"][w, f], stats["centroid_y"][w, f]),
                     geo_radius=stats["geo_radius"][w, f],
-                    n_rays=int(valid.shape[-1]),
-                    n_invalid=int((~valid[w, f]).sum()),
+                    n_rays=n_rays,
+                    n_invalid=n_rays - int(n_valid[w, f]),
                     chief_blocked=bool(blocked[reference, f]),
                 )
             )

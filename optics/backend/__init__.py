@@ -77,6 +77,13 @@ from ._creation import (  # noqa: F401  (re-exported through __all__)
     zeros,
     zeros_like,
 )
+from ._deferred import (  # noqa: F401  (re-exported through __all__)
+    count_host_reads,
+    deferred_reads,
+    read_later,
+    reads_deferred,
+)
+from ._fused import accumulate, add_product  # noqa: F401  (re-exported through __all__)
 from ._math import (  # noqa: F401  (names made in a loop in _math)
     abs,
     all,

@@ -193,3 +193,30 @@ def reset_compiled():
 
 def detach_all(obj):
     return obj
+
+
+def accumulate(total, term, weight):
+    """``total + weight * term`` written into ``total`` when shape and dtype allow."""
+    if (
+        isinstance(total, np.ndarray)
+        and total.flags.writeable
+        and total.dtype.kind == "f"
+        and np.shape(term) == total.shape
+        and np.result_type(total, term, weight) == total.dtype
+    ):
+        if isinstance(weight, (int, float)) and weight == 1:
+            return np.add(total, term, out=total)
+        return np.add(total, np.multiply(term, weight), out=total)
+    return total + weight * term
+
+
+def add_product(a, t, b):
+    """``a + t * b``, the sum written into the product's fresh array when shapes allow."""
+    product = np.multiply(t, b)
+    if (
+        isinstance(product, np.ndarray)
+        and product.shape == np.broadcast_shapes(np.shape(a), product.shape)
+        and np.result_type(a, product) == product.dtype
+    ):
+        return np.add(a, product, out=product)
+    return a + product

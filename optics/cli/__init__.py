@@ -29,6 +29,8 @@ _SUBCOMMANDS = (
     "optics.cli._wavefront",
     "optics.cli._mtf",
     "optics.cli._psf",
+    "optics.cli._convert",
+    "optics.cli._tolerance",
 )
 
 
@@ -151,9 +153,16 @@ def _error(name, message, kind="error"):
 
 
 def _one_line_warning(name):
+    """A showwarning that prints each distinct warning once, as one line."""
+    shown = set()
+
     def show(message, category, filename, lineno, file=None, line=None):
+        text = f"{name}: warning: {one_line(message)}"
+        if text in shown:  # the same lens analysed, plotted and optimized warns alike
+            return
+        shown.add(text)
         try:
-            print(f"{name}: warning: {one_line(message)}", file=file or sys.stderr)
+            print(text, file=file or sys.stderr)
         except (OSError, ValueError):
             pass
 

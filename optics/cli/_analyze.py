@@ -5,6 +5,7 @@ from __future__ import annotations
 from ._common import (
     add_aiming_option,
     add_backend_options,
+    add_lens_options,
     backend_context,
     json_number,
     load_lens,
@@ -50,6 +51,7 @@ def register(subparsers):
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of tables"
     )
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -82,7 +84,11 @@ def run(args):
     from .. import backend as be
 
     with backend_context(args):
-        optic = load_lens(args.lens, getattr(args, "aiming", None))
+        optic = load_lens(
+            args.lens,
+            aiming=getattr(args, "aiming", None),
+            glass_fallback=getattr(args, "glass_fallback", None),
+        )
         report = analysis_report(optic, args.rings, be.get_backend())
     if args.json:
         print_json(report)

@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import sys
+import warnings
 
 import numpy as np
 
@@ -46,11 +47,39 @@ def add_aiming_option(parser):
     )
 
 
-def load_lens(path, aiming=None):
-    """Load a lens file or sample (errors are OpticsError); ``aiming`` overrides its mode."""
-    from ..io import load
+def add_lens_options(parser):
+    """Add --glass-fallback (how a .zmx file's unknown glass is read) to a subcommand parser."""
+    parser.add_argument(
+        "--glass-fallback",
+        choices=["model"],
+        default=None,
+        help=".zmx files: a glass missing from the glass database becomes the model glass "
+        "(nd, vd) written on its GLAS line, with a warning (default: an error)",
+    )
 
-    optic = load(path)
+
+def load_lens(path, aiming=None, glass_fallback=None):
+    """Load a lens file or built-in sample (errors are OpticsError).
+
+    ``aiming`` overrides the lens's ``[aiming] mode``; ``glass_fallback`` is
+    passed to the .zmx reader.
+
+    Warnings about a .zmx file (optics.io.zemax.ZemaxWarning) are printed to
+    stderr as one line each: ``optics: warning: ...``.
+    """
+    from ..io import load
+    from ..io.zemax import ZemaxWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ZemaxWarning)
+        optic = load(path, glass_fallback=glass_fallback)
+    for warning in caught:
+        if issubclass(warning.category, ZemaxWarning):
+            print(f"optics: warning: {warning.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
     if aiming is not None:
         optic.aiming = aiming
     return optic

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import backend as be
-from ._common import load_lens, print_json, table
+from ._common import add_lens_options, load_lens, print_json, table
 
 
 def register(subparsers):
@@ -43,13 +43,14 @@ def register(subparsers):
         help="the differentiating backend (default: torch when installed, else jax)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
     from ..gradcheck import check_gradients
 
-    optic = load_lens(args.lens)
+    optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
     report = check_gradients(optic, args.params, args.metric, backend=args.backend)
     if args.json:
         print_json(report)

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from ._common import UsageError, add_backend_options, backend_context, load_lens, print_json, table
+from ._common import (
+    UsageError,
+    add_backend_options,
+    add_lens_options,
+    backend_context,
+    load_lens,
+    print_json,
+    table,
+)
 from ._wavefront import add_wavelength_option
 
 
@@ -38,6 +46,7 @@ def register(subparsers):
         "--plot", metavar="OUT.png", help="write the diffraction MTF curves to an image file"
     )
     add_backend_options(parser)
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -76,7 +85,7 @@ def run(args):
     if args.samples is not None and args.samples < 8:
         raise UsageError(f"--samples must be at least 8, not {args.samples}")
     with backend_context(args):
-        optic = load_lens(args.lens)
+        optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
         result = mtf(optic, None, frequencies, args.wavelength, samples=args.samples)
         if args.plot:
             from ..plot_wavefront import mtf_figure, save

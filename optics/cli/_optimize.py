@@ -9,6 +9,7 @@ from ..plot import check_image_path, save_figure
 from ._common import (
     UsageError,
     add_aiming_option,
+    add_lens_options,
     load_lens,
     nonnegative_int,
     print_json,
@@ -74,6 +75,7 @@ def register(subparsers):
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_aiming_option(parser)
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -87,7 +89,7 @@ def run(args):
         check_image_path(args.plot)
     backend = args.backend or (be.autodiff_backends() or ["numpy"])[0]
     with be.using(backend):
-        optic = load_lens(args.lens)
+        optic = load_lens(args.lens, glass_fallback=getattr(args, "glass_fallback", None))
         saved_mode = optic.aiming  # the output keeps the file's own mode
         if args.aiming is not None:
             optic.aiming = args.aiming

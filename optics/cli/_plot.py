@@ -5,6 +5,7 @@ from __future__ import annotations
 from ._common import (
     add_aiming_option,
     add_backend_options,
+    add_lens_options,
     backend_context,
     load_lens,
     rings_option,
@@ -29,6 +30,7 @@ def register(subparsers):
     )
     add_aiming_option(parser)
     add_backend_options(parser, precision=False)
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -37,7 +39,11 @@ def run(args):
 
     check_image_path(args.output)
     with backend_context(args):
-        optic = load_lens(args.lens, getattr(args, "aiming", None))
+        optic = load_lens(
+            args.lens,
+            aiming=getattr(args, "aiming", None),
+            glass_fallback=getattr(args, "glass_fallback", None),
+        )
         save_figure(layout_and_spots_figure(optic, rings=args.rings), args.output)
     print(f"wrote {args.output}")
     return 0

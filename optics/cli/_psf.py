@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from ._common import UsageError, add_backend_options, backend_context, load_lens, print_json, table
+from ._common import (
+    UsageError,
+    add_backend_options,
+    add_lens_options,
+    backend_context,
+    load_lens,
+    print_json,
+    table,
+)
 from ._wavefront import add_wavelength_option
 
 
@@ -25,6 +33,7 @@ def register(subparsers):
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--plot", metavar="OUT.png", help="write the PSF image to a file")
     add_backend_options(parser)
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -34,7 +43,7 @@ def run(args):
     from ..analysis.psf import psf
 
     with backend_context(args):
-        optic = load_lens(args.lens)
+        optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
         fields = optic.fields.normalized()
         if not 0 <= args.field < len(fields):
             raise UsageError(f"--field must be 0..{len(fields) - 1}, not {args.field}")

@@ -9,6 +9,7 @@ from ..errors import LensFileError
 from ._common import (
     add_aiming_option,
     add_backend_options,
+    add_lens_options,
     backend_context,
     json_number,
     load_lens,
@@ -36,6 +37,7 @@ def register(subparsers):
     add_aiming_option(parser)
     add_backend_options(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON list of ray objects")
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -155,7 +157,11 @@ def trace_csv_rows(optic, rows):
 def run(args):
     rows, lines = read_rays_csv(args.rays, with_lines=True)
     with backend_context(args):
-        optic = load_lens(args.lens, getattr(args, "aiming", None))
+        optic = load_lens(
+            args.lens,
+            aiming=getattr(args, "aiming", None),
+            glass_fallback=getattr(args, "glass_fallback", None),
+        )
         check_field_angles(optic, rows, lines, args.rays)
         results = trace_csv_rows(optic, rows)
     if args.json:

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from ._common import UsageError, add_backend_options, backend_context, load_lens, print_json, table
+from ._common import (
+    UsageError,
+    add_backend_options,
+    add_lens_options,
+    backend_context,
+    load_lens,
+    print_json,
+    table,
+)
 
 
 def register(subparsers):
@@ -24,6 +32,7 @@ def register(subparsers):
     parser.add_argument("--json", action="store_true", help="print one JSON object per field list")
     parser.add_argument("--plot", metavar="OUT.png", help="write the OPD maps to an image file")
     add_backend_options(parser)
+    add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -53,7 +62,7 @@ def run(args):
     if args.rings < 1:
         raise UsageError(f"--rings must be at least 1, not {args.rings}")
     with backend_context(args):
-        optic = load_lens(args.lens)
+        optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
         records, results = wavefront_report(optic, args.wavelength, args.rings)
         if args.plot:
             from ..plot_wavefront import opd_map_figure, save

@@ -2,8 +2,10 @@
 
 from .base import GEOMETRY_TYPES, Geometry, register
 from .conic import Standard
+from .coordinate_break import CoordinateBreak
+from .ideal_lens import IdealLens
 
-__all__ = ["GEOMETRY_TYPES", "Geometry", "Standard", "register"]
+__all__ = ["GEOMETRY_TYPES", "CoordinateBreak", "Geometry", "IdealLens", "Standard", "register"]
 
 
 def _load_newton_types():

@@ -72,11 +72,11 @@ def _conic_roots(curvature, conic, x, y, z, L, M, N):
         near_den = signed_root - b
         near_ok = be.logical_and(be.logical_and(hit, near), near_den != 0)
         far_ok = be.logical_and(be.logical_and(hit, be.logical_not(near)), a != 0)
-        t = be.where(
-            near,
-            g / be.where(near_ok, near_den, 1.0),
-            (b + signed_root) / be.where(far_ok, -a, 1.0),
-        )
+        # One division of the selected numerator by the selected denominator: the same
+        # values as dividing per branch, but autograd keeps two arrays, not four.
+        numerator = be.where(near, g, b + signed_root)
+        denominator = be.where(near, be.where(near_ok, near_den, 1.0), be.where(far_ok, -a, 1.0))
+        t = numerator / denominator
         hit = be.logical_or(near_ok, far_ok)
     else:
         # Without a graph a miss may go through NaN (sqrt of a negative discriminant,

@@ -166,21 +166,22 @@ class Chebyshev(NewtonRaphsonGeometry):
 
 def _chebyshev_basis(u, n_max):
     """T_0..T_n_max(u) and derivatives, with the constant entries as Python numbers."""
-    values, slopes = chebyshev_t_lists(u, n_max)
-    values[0], slopes[0] = 1.0, 0.0
-    if n_max >= 1:
-        slopes[1] = 1.0
-    return values, slopes
+    return chebyshev_t_lists(u, n_max, constants=True)
 
 
 def _weighted_sum(pairs):
     """sum of weight * term over (weight, term) pairs; Python zeros and ones cost no operation."""
-    total = 0.0
+    total, owned = 0.0, False  # owned: total is a temporary made here (may be updated in place)
     for weight, term in pairs:
         if is_plain(weight, 0) or is_plain(term, 0):
             continue
+        if owned and be.is_array(term):
+            total = be.accumulate(total, term, weight)
+            continue
         product = weight if is_plain(term, 1) else term if is_plain(weight, 1) else weight * term
-        total = product if is_plain(total, 0) else total + product
+        fresh = not (is_plain(term, 1) or is_plain(weight, 1))
+        total, owned = (product, fresh) if is_plain(total, 0) else (total + product, True)
+        owned = owned and be.is_array(total)
     return total
 
 

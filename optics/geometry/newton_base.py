@@ -150,8 +150,11 @@ class NewtonRaphsonGeometry(Geometry):
         scope = self._prepared.scope() if self._prepared is not None else nullcontext()
         # Rays off the surface's domain make NaN on the way; they are classified, not errors.
         with scope, be.quiet_float_errors():
+            # A compiled forward+backward pass gets the roots of a no-grad pass
+            # (``given_root``, with zero Newton steps) and collects them (``root_sink``).
+            given = getattr(self, "given_root", None)
             with be.no_grad():
-                t0 = self.seed(*rays)
+                t0 = self.seed(*rays) if given is None else be.detach(given)
             result = solve_scalar_root(
                 problem,
                 t0,
@@ -161,12 +164,16 @@ class NewtonRaphsonGeometry(Geometry):
                 stacklevel=3,
                 primal=primal,
             )
-        # In a compiled graph (static): a fixed masked step count, no host sync, no gathers.
-        static = result.static
-        clean = not static and result.n_rejected == 0
+        sink = getattr(self, "root_sink", None)
+        if sink is not None:
+            sink.append(be.detach(result.t))
+        # In a compiled graph (static): a fixed masked step count, no host sync, no gathers;
+        # inside a deferred-read trace the counts come later: assume rejections either way.
+        counted = result.counted
+        clean = counted and result.n_rejected == 0
         hit = result.regular if grad or clean else result.valid & primal.usable
         t = result.t
-        if static or result.counts.get("non_finite"):
+        if not counted or result.counts.get("non_finite"):
             t = be.where(be.isfinite(be.detach(t)), t, 0.0)
         if grad:
             normal = _AttachedNormal(self, hit, shape, clean)
@@ -204,6 +211,28 @@ class _SurfaceRoot:
                     be.scatter(old, subset, new) for old, new in zip(self.slopes, (sx, sy))
                 )
         return residual, slope, scale
+
+    def correction_terms(self, t, subset=None, mask=None):
+        """(F with gradients, F_t detached) at t̄ for the implicit correction.
+
+        Only the residual records gradients: the slope enters the correction
+        detached, so it is formed from detached slopes (no product or
+        absolute value of the slopes kept for the backward pass).  With
+        ``mask``, rays outside it are evaluated at the vertex (every sag is
+        finite there; a NaN in a discarded branch would still poison the
+        backward pass) and discarded by the caller; only t and the lateral
+        position are replaced, not the six ray arrays.
+        """
+        x0, y0, z0, L, M, N = self.rays if subset is None else [a[subset] for a in self.rays]
+        if mask is not None:
+            t = be.where(mask, t, 0.0)
+        x, y = x0 + t * L, y0 + t * M
+        if mask is not None:
+            x, y = be.where(mask, x, 0.0), be.where(mask, y, 0.0)
+        s, sx, sy = self.geometry.sag_and_gradient(x, y)
+        residual = s - (z0 + t * N)
+        sx, sy, L, M, N = (be.detach(v) for v in (sx, sy, L, M, N))
+        return residual, sx * L + sy * M - N
 
     def evaluate_masked(self, t, mask):
         """(F, F_t, scale) at t where ``mask``; elsewhere at the vertex along +z (discarded)."""

@@ -1,4 +1,5 @@
-"""Reading and writing optical systems: lens files in TOML or JSON (docs/lens-files.md)."""
+"""Reading and writing optical systems: lens files in TOML or JSON (docs/lens-files.md) and
+Zemax OpticStudio .zmx files (``optics.io.zemax``, docs/zemax.md)."""
 
 from .lensfile import load, optic_from_dict, optic_to_dict, save
 

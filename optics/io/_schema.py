@@ -8,9 +8,7 @@ alone.  The schema is documented in docs/lens-files.md.
 from __future__ import annotations
 
 import copy
-import difflib
 import math
-import numbers
 from collections.abc import Mapping
 
 from ..apertures import APERTURE_SHAPES, SHAPE_KEYS, ClearAperture
@@ -27,8 +25,28 @@ from ..system import (
     Optic,
     Wavelengths,
 )
+from ._values import (
+    REQUIRED,
+    check_keys,
+    choice,
+    describe,
+    finite,
+    has_nan,
+    is_number,
+    real,
+    suggest,
+)
 
-TOP_LEVEL_KEYS = ("name", "aperture", "fields", "wavelengths", "surfaces", "optimize", "aiming")
+TOP_LEVEL_KEYS = (
+    "name",
+    "aperture",
+    "fields",
+    "wavelengths",
+    "surfaces",
+    "optimize",
+    "aiming",
+    "tolerance",
+)
 APERTURE_KEYS = ("type", "value")
 FIELD_KEYS = ("type", "values", "object_telecentric")
 WAVELENGTH_KEYS = ("values", "primary")
@@ -50,7 +68,6 @@ DEFAULT_SURFACE_TYPE = "standard"
 MAX_THICKNESS = 1e12
 """Largest finite thickness and decenter, mm (1000 km): beyond, ray squares overflow."""
 DEFAULT_WAVELENGTH = 0.5875618  # the helium d line, µm
-_REQUIRED = object()
 
 
 def optic_from_dict(data, source: str = "<dict>") -> Optic:
@@ -76,11 +93,11 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
         the section or surface index, and the key.
     """
     if not isinstance(data, Mapping):
-        raise LensFileError(f"{source}: a lens file is a table of sections, not {_describe(data)}")
+        raise LensFileError(f"{source}: a lens file is a table of sections, not {describe(data)}")
     check_keys(data, TOP_LEVEL_KEYS, source, what="top-level key")
     name = data.get("name", "")
     if not isinstance(name, str):
-        raise LensFileError(f"{source}: key 'name' must be a string, not {_describe(name)}")
+        raise LensFileError(f"{source}: key 'name' must be a string, not {describe(name)}")
     aperture = _aperture(_section(data, "aperture", source, required=True), f"{source}: aperture")
     fields = _fields(_section(data, "fields", source), f"{source}: fields")
     wavelengths = _wavelengths(_section(data, "wavelengths", source), f"{source}: wavelengths")
@@ -90,11 +107,23 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
     optimize = data.get("optimize")
     if optimize is not None:
         if not isinstance(optimize, Mapping):
-            raise LensFileError(f"{source}: [optimize] must be a table, not {_describe(optimize)}")
+            raise LensFileError(f"{source}: [optimize] must be a table, not {describe(optimize)}")
         optimize = copy.deepcopy(dict(optimize))
+    tolerance = data.get("tolerance")
+    if tolerance is not None:  # checked key by key by optics.tolerance.read_section
+        if not isinstance(tolerance, Mapping):
+            raise LensFileError(f"{source}: [tolerance] must be a table, not {describe(tolerance)}")
+        tolerance = copy.deepcopy(dict(tolerance))
     try:
         return Optic(
-            surfaces, aperture, fields, wavelengths, name=name, optimize=optimize, aiming=aiming
+            surfaces,
+            aperture,
+            fields,
+            wavelengths,
+            name=name,
+            optimize=optimize,
+            aiming=aiming,
+            tolerance=tolerance,
         )
     except ConfigurationError as exc:
         raise LensFileError(f"{source}: {exc}") from exc
@@ -124,13 +153,13 @@ def _section(data, key, source, required=False):
             raise LensFileError(f"{source}: missing section [{key}]")
         return None
     if not isinstance(value, Mapping):
-        raise LensFileError(f"{source}: [{key}] must be a table, not {_describe(value)}")
+        raise LensFileError(f"{source}: [{key}] must be a table, not {describe(value)}")
     return value
 
 
 def _aperture(table, where) -> Aperture:
     check_keys(table, APERTURE_KEYS, where)
-    kind = _choice(table, "type", APERTURE_TYPES, where)
+    kind = choice(table, "type", APERTURE_TYPES, where)
     return Aperture(kind, real(table, "value", where, positive=True))
 
 
@@ -140,28 +169,28 @@ def _fields(table, where) -> Fields:
         fields.y_only = True
         return fields
     check_keys(table, FIELD_KEYS, where)
-    kind = _choice(table, "type", FIELD_TYPES, where)
-    values = table.get("values", _REQUIRED)
-    if values is _REQUIRED:
+    kind = choice(table, "type", FIELD_TYPES, where)
+    values = table.get("values", REQUIRED)
+    if values is REQUIRED:
         raise LensFileError(f"{where}: missing key 'values'")
     if not isinstance(values, (list, tuple)) or not values:
         raise LensFileError(
             f"{where}: key 'values' must be a non-empty list of y values or of [x, y] pairs, "
-            f"not {_describe(values)}"
+            f"not {describe(values)}"
         )
-    y_only = _is_number(values[0])
+    y_only = is_number(values[0])
     pairs = []
     for i, entry in enumerate(values):
         key = f"values[{i}]"
-        if y_only and _is_number(entry):
-            pairs.append((0.0, _finite(entry, key, where)))
+        if y_only and is_number(entry):
+            pairs.append((0.0, finite(entry, key, where)))
         elif (
             not y_only
             and isinstance(entry, (list, tuple))
             and len(entry) == 2
-            and all(map(_is_number, entry))
+            and all(map(is_number, entry))
         ):
-            pairs.append(tuple(_finite(v, key, where) for v in entry))
+            pairs.append(tuple(finite(v, key, where) for v in entry))
         else:
             if i == 0:
                 form = "a y value or an [x, y] pair of numbers"
@@ -171,7 +200,7 @@ def _fields(table, where) -> Fields:
                 form = "an [x, y] pair of numbers like values[0]"
             raise LensFileError(
                 f"{where}: key '{key}' must be {form} (use all y values or all [x, y] pairs), "
-                f"not {_describe(entry)}"
+                f"not {describe(entry)}"
             )
     if kind == "angle":
         for i, (x, y) in enumerate(pairs):
@@ -184,7 +213,7 @@ def _fields(table, where) -> Fields:
     telecentric = table.get("object_telecentric", False)
     if not isinstance(telecentric, bool):
         raise LensFileError(
-            f"{where}: key 'object_telecentric' must be true or false, not {_describe(telecentric)}"
+            f"{where}: key 'object_telecentric' must be true or false, not {describe(telecentric)}"
         )
     fields.object_telecentric = telecentric
     return fields
@@ -194,14 +223,14 @@ def _wavelengths(table, where) -> Wavelengths:
     if table is None:
         return Wavelengths([DEFAULT_WAVELENGTH], 0)
     check_keys(table, WAVELENGTH_KEYS, where)
-    values = table.get("values", _REQUIRED)
-    if values is _REQUIRED:
+    values = table.get("values", REQUIRED)
+    if values is REQUIRED:
         raise LensFileError(f"{where}: missing key 'values'")
     if not isinstance(values, (list, tuple)) or not values:
         raise LensFileError(f"{where}: key 'values' must be a non-empty list of wavelengths in µm")
     checked = []
     for i, value in enumerate(values):
-        if not _is_number(value) or not (math.isfinite(value) and value > 0):
+        if not is_number(value) or not (math.isfinite(value) and value > 0):
             raise LensFileError(
                 f"{where}: key 'values[{i}]' must be a positive wavelength in µm, not {value!r}"
             )
@@ -209,7 +238,7 @@ def _wavelengths(table, where) -> Wavelengths:
     primary = table.get("primary", 0)
     if isinstance(primary, bool) or not isinstance(primary, int):
         raise LensFileError(
-            f"{where}: key 'primary' must be an integer index, not {_describe(primary)}"
+            f"{where}: key 'primary' must be an integer index, not {describe(primary)}"
         )
     if not 0 <= primary < len(checked):
         raise LensFileError(
@@ -231,7 +260,7 @@ def _surfaces(entries, source) -> list:
     if not isinstance(entries, (list, tuple)):
         raise LensFileError(
             f"{source}: 'surfaces' must be an array of tables ([[surfaces]]), "
-            f"not {_describe(entries)}"
+            f"not {describe(entries)}"
         )
     if len(entries) < 3:
         raise LensFileError(
@@ -244,22 +273,22 @@ def _surfaces(entries, source) -> list:
 def _surface(entry, index, source) -> Surface:
     where = f"{source}: surface {index}"
     if not isinstance(entry, Mapping):
-        raise LensFileError(f"{where}: a surface is a table of keys, not {_describe(entry)}")
+        raise LensFileError(f"{where}: a surface is a table of keys, not {describe(entry)}")
     kind = entry.get("type", DEFAULT_SURFACE_TYPE)
     if not isinstance(kind, str):
         raise LensFileError(
-            f"{where}: key 'type' must be a surface type name, not {_describe(kind)}"
+            f"{where}: key 'type' must be a surface type name, not {describe(kind)}"
         )
     cls = GEOMETRY_TYPES.get(kind)
     if cls is None:
         known = ", ".join(sorted(GEOMETRY_TYPES))
         raise LensFileError(
-            f"{where}: unknown surface type {kind!r}{_suggest(kind, GEOMETRY_TYPES)}; "
+            f"{where}: unknown surface type {kind!r}{suggest(kind, GEOMETRY_TYPES)}; "
             f"known types: {known}"
         )
     _check_surface_keys(entry, cls, where)
     for key, value in entry.items():
-        if _has_nan(value):
+        if has_nan(value):
             raise LensFileError(f"{where}: key '{key}' must not be NaN")
     if index == 0:
         if "thickness" not in entry:
@@ -284,7 +313,7 @@ def _surface(entry, index, source) -> Surface:
         semi_diameter = real(entry, "semi_diameter", where, positive=True)
     stop = entry.get("stop", False)
     if not isinstance(stop, bool):
-        raise LensFileError(f"{where}: key 'stop' must be true or false, not {_describe(stop)}")
+        raise LensFileError(f"{where}: key 'stop' must be true or false, not {describe(stop)}")
     obscuration = entry.get("obscuration")
     if obscuration is not None:
         obscuration = real(entry, "obscuration", where, positive=True)
@@ -305,7 +334,7 @@ def _aiming(table, where) -> str:
     if table is None:
         return "paraxial"
     check_keys(table, AIMING_KEYS, where)
-    return _choice(table, "mode", AIMING_MODES, where)
+    return choice(table, "mode", AIMING_MODES, where)
 
 
 def _clear_aperture(table, where):
@@ -314,8 +343,8 @@ def _clear_aperture(table, where):
         return None
     where = f"{where}: aperture"
     if not isinstance(table, Mapping):
-        raise LensFileError(f"{where} must be a table, not {_describe(table)}")
-    shape = _choice(table, "shape", APERTURE_SHAPES, where)
+        raise LensFileError(f"{where} must be a table, not {describe(table)}")
+    shape = choice(table, "shape", APERTURE_SHAPES, where)
     check_keys(table, ("shape", "decenter") + SHAPE_KEYS[shape], where)
     sizes = tuple(real(table, key, where, positive=key != "inner") for key in SHAPE_KEYS[shape])
     decenter = _vector(table, "decenter", 2, where) or (0.0, 0.0)
@@ -330,7 +359,7 @@ def _check_surface_keys(entry, cls, where):
     for key in entry:
         if key in allowed:
             continue
-        hint = _suggest(key, allowed)
+        hint = suggest(key, allowed)
         if not hint:
             owners = sorted(
                 name for name, other in GEOMETRY_TYPES.items() if key in other.spec_keys
@@ -364,95 +393,14 @@ def _vector(entry, key, length, where):
     if (
         not isinstance(value, (list, tuple))
         or len(value) != length
-        or not all(map(_is_number, value))
+        or not all(map(is_number, value))
     ):
         unit = "[dx, dy] in mm" if length == 2 else "[rx, ry, rz] in degrees"
         raise LensFileError(f"{where}: key '{key}' must be a list {unit}, not {value!r}")
-    values = tuple(_finite(v, key, where) for v in value)
+    values = tuple(finite(v, key, where) for v in value)
     if length == 2 and any(abs(v) > MAX_THICKNESS for v in values):
         raise LensFileError(
             f"{where}: key '{key}' = {list(values)!r} mm is beyond the ±{MAX_THICKNESS:g} mm "
             "that a trace can carry"
         )
     return values
-
-
-# --- values ----------------------------------------------------------------------------
-
-
-def real(table, key, where, default=_REQUIRED, *, positive=False, allow_inf=False):
-    """table[key] as a number (an int or float kept as given); LensFileError names the key."""
-    value = table.get(key, default)
-    if value is _REQUIRED:
-        raise LensFileError(f"{where}: missing key '{key}'")
-    if not _is_number(value):
-        raise LensFileError(f"{where}: key '{key}' must be a number, not {_describe(value)}")
-    if math.isnan(value) or (math.isinf(value) and not allow_inf):
-        raise LensFileError(f"{where}: key '{key}' must be a finite number, not {value!r}")
-    if positive and not value > 0:
-        raise LensFileError(f"{where}: key '{key}' must be positive, not {value!r}")
-    return value
-
-
-def _finite(value, key, where):
-    if not math.isfinite(value):
-        raise LensFileError(f"{where}: key '{key}' must be finite, not {value!r}")
-    return value
-
-
-def _choice(table, key, choices, where):
-    value = table.get(key, _REQUIRED)
-    if value is _REQUIRED:
-        raise LensFileError(
-            f"{where}: missing key '{key}' (one of {', '.join(map(repr, choices))})"
-        )
-    if value not in choices:
-        hint = _suggest(value, choices) if isinstance(value, str) else ""
-        raise LensFileError(
-            f"{where}: key '{key}' must be one of {', '.join(map(repr, choices))}, "
-            f"not {value!r}{hint}"
-        )
-    return value
-
-
-def check_keys(table, allowed, where, what="key"):
-    """Raise LensFileError for the first key of ``table`` not in ``allowed`` (with a suggestion)."""
-    for key in table:
-        if key not in allowed:
-            hint = _suggest(key, allowed) or f"; allowed: {', '.join(allowed)}"
-            raise LensFileError(f"{where}: unknown {what} {key!r}{hint}")
-
-
-def _suggest(word, choices) -> str:
-    if not isinstance(word, str):
-        return ""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def _has_nan(value) -> bool:
-    if isinstance(value, float):
-        return math.isnan(value)
-    if isinstance(value, (list, tuple)):
-        return any(_has_nan(v) for v in value)
-    if isinstance(value, Mapping):
-        return any(_has_nan(v) for v in value.values())
-    return False
-
-
-def _describe(value) -> str:
-    """A value and its type for messages: ``'abc' (a string)``."""
-    names = {
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        list: "a list",
-    }
-    kind = "a table" if isinstance(value, Mapping) else names.get(type(value), type(value).__name__)
-    text = repr(value)
-    return f"{text if len(text) <= 60 else text[:57] + '...'} ({kind})"

@@ -50,6 +50,8 @@ def optic_to_dict(optic) -> dict:
         data["aiming"] = {"mode": optic.aiming}
     if optic.optimize is not None:
         data["optimize"] = plain_tree(copy.deepcopy(optic.optimize))
+    if optic.tolerance is not None:
+        data["tolerance"] = plain_tree(copy.deepcopy(optic.tolerance))
     return data
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .._version import __version__
 from ..errors import LensFileError
-from . import _toml_writer
+from . import _toml_writer, zemax
 from ._parse import check_tree, json_loads, parse
 from ._schema import optic_from_dict
 from ._serialize import optic_to_dict
@@ -31,7 +31,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 __all__ = ["load", "save", "optic_from_dict", "optic_to_dict", "loads", "dumps"]
 
-FORMATS = {".toml": "toml", ".json": "json"}
+FORMATS = {".toml": "toml", ".json": "json", ".zmx": "zmx"}
 # JSON has no infinity: these strings stand for one (and "Infinity" tokens are read too).
 _JSON_INFINITIES = {
     "inf": math.inf,
@@ -46,16 +46,19 @@ _JSON_NAME_KEYS = frozenset({"name", "type", "material", "catalog"})
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 
-def load(path_or_name):
+def load(path_or_name, *, glass_fallback=None):
     """Read a lens file, or a built-in sample by name, into an Optic.
 
     Parameters
     ----------
     path_or_name : str or os.PathLike
-        A ``.toml`` or ``.json`` lens file, or a sample name such as
+        A ``.toml``, ``.json`` or Zemax ``.zmx`` lens file, or a sample name such as
         ``"cooke_triplet"`` (see :func:`optics.samples.names`).  A bare name
         without an extension is a sample; ``"cooke_triplet.toml"`` is the file
         of that name when it exists and the sample otherwise.
+    glass_fallback : None or "model"
+        .zmx files only: with "model", a glass the database lacks becomes the
+        model glass (nd, vd) on its GLAS line, with a warning (docs/zemax.md).
 
     Returns
     -------
@@ -70,6 +73,8 @@ def load(path_or_name):
     """
     path, source = _resolve(path_or_name)
     fmt = _format(path, source)
+    if fmt == "zmx":
+        return zemax.load(path, glass_fallback=glass_fallback)
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -106,6 +111,14 @@ def save(optic, path) -> Path:
     path = Path(path)
     source = str(path)
     fmt = _format(path, source)
+    if fmt == "zmx":
+        raw = zemax.encode(zemax.dumps(optic, source))
+        try:
+            zemax.loads(raw, source)
+        except LensFileError as exc:
+            raise LensFileError(f"not saved, because the file would not load back: {exc}") from exc
+        _write_atomically(path, raw, source)
+        return path
     data = optic_to_dict(optic)
     text = dumps(data, fmt, source)
     # Never write what cannot be read back: the text must load as an optic again.
@@ -210,7 +223,8 @@ def _format(path: Path, source: str) -> str:
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise LensFileError(
-            f"{source}: unknown lens-file extension {path.suffix or '(none)'!r}; use .toml or .json"
+            f"{source}: unknown lens-file extension {path.suffix or '(none)'!r}; "
+            "use .toml or .json (or .zmx, a Zemax file)"
         )
     return fmt
 
@@ -221,8 +235,9 @@ def _write_atomically(path: Path, text: str, source: str):
     temporary = None
     try:
         fd, temporary = _create_temporary(target)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        data = text if isinstance(text, bytes) else text.encode("utf-8")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         if target.exists():

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 
 from .. import backend as be
 from ..errors import ConfigurationError
+from ..trace import PupilAimWarning
 from .history import OptimizationResult, Recorder, StopCriteria
 from .scipy_driver import run_least_squares, run_minimize
 from .torch_driver import run_adam, run_lbfgs
@@ -111,7 +113,11 @@ def optimize(
     )
     interrupted = False
     try:
-        run(problem, recorder, **options)
+        # The start's report has warned about paraxial aiming already; the same
+        # warning from every merit evaluation of the run would only repeat it.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PupilAimWarning)
+            run(problem, recorder, **options)
     except KeyboardInterrupt:
         if not recorder.history.records:
             raise  # nothing better than the start was seen
@@ -120,7 +126,9 @@ def optimize(
     finally:
         recorder.close()
     best = recorder.best_point()
-    after = problem.report(best)  # also leaves the optic at the best point
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PupilAimWarning)
+        after = problem.report(best)  # also leaves the optic at the best point
     return OptimizationResult(
         driver=driver,
         merit_before=merit_before,

@@ -205,3 +205,13 @@ def _operand(entry, where) -> Operand:
         )
     except OpticsError as exc:
         raise LensFileError(f"{where}: {exc}") from exc
+
+
+def read_variable(entry, where) -> Variable:
+    """One ``variables`` entry (a path string or a table), checked; errors start with ``where``."""
+    return _variable(entry, where)
+
+
+def read_operand(entry, where) -> Operand:
+    """One ``operands`` entry (a table with a ``type``), checked; errors start with ``where``."""
+    return _operand(entry, where)

@@ -17,12 +17,17 @@ from ._recurrence import as_coefficients, as_float_array, coefficient_vector
 __all__ = ["chebyshev_t", "chebyshev_t_lists", "chebyshev_sum", "chebyshev_2d"]
 
 
-def _chebyshev_lists(x, n_max):
-    """Lists [T_0 .. T_n_max] and [T_0' .. T_n_max'] at x."""
+def _chebyshev_lists(x, n_max, constants=False):
+    """Lists [T_0 .. T_n_max] and [T_0' .. T_n_max'] at x.
+
+    With ``constants`` the constant entries (T_0 = 1, T_0' = 0, T_1' = 1) are
+    Python numbers, not arrays: no pass over memory to fill them, the same
+    values everywhere else.
+    """
     if n_max < 0:
         raise ValueError(f"n_max must be >= 0, got {n_max}")
-    one = be.ones_like(x)
-    values, slopes = [one], [be.zeros_like(x)]
+    one = 1.0 if constants else be.ones_like(x)
+    values, slopes = [one], [0.0 if constants else be.zeros_like(x)]
     if n_max == 0:
         return values, slopes
     two_x = 2.0 * x
@@ -37,7 +42,7 @@ def _chebyshev_lists(x, n_max):
     return values, slopes
 
 
-def chebyshev_t_lists(x, n_max):
+def chebyshev_t_lists(x, n_max, constants=False):
     """T_0 .. T_n_max and their derivatives at x as two lists of arrays (nothing stacked).
 
     For callers that combine the terms elementwise with scalar coefficients
@@ -47,8 +52,9 @@ def chebyshev_t_lists(x, n_max):
     Returns
     -------
     values, derivatives : lists of n_max + 1 arrays shaped like x
+        (with ``constants``, T_0, T_0' and T_1' are the Python numbers 1, 0, 1)
     """
-    return _chebyshev_lists(as_float_array(x), n_max)
+    return _chebyshev_lists(as_float_array(x), n_max, constants)
 
 
 def chebyshev_t(x, n_max):

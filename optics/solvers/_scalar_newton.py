@@ -40,6 +40,7 @@ rejected problems are never part of the graph and get exactly zero gradient.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -118,6 +119,12 @@ class ScalarRootResult:
     residual: Any = None
     slope: Any = None
     static: bool = False
+    deferred: bool = False
+
+    @property
+    def counted(self) -> bool:
+        """True when ``counts`` holds the category counts (neither static nor deferred)."""
+        return not (self.static or self.deferred)
 
     @property
     def worst_residual(self) -> float:
@@ -220,12 +227,14 @@ def solve_scalar_root(
                 primal, t_bar, tol, max_iter, floor_constant, round_off_constant, compact
             )
         rejected = _classify(primal, t_bar, F, F_t, scale, tol, floor_constant, round_off_constant)
-        counts = {} if static else _tally(rejected)
+        # In a trace on an accelerator the counts are read after it, with its other checks.
+        deferred = not static and be.reads_deferred(t_bar)
+        counts = {} if static or deferred else _tally(rejected)
     regular = ~_union(rejected.values())
     grad = be.grad_active()
     if grad:
         valid = regular
-        if static:
+        if static or deferred:
             t = _masked_implicit_correction(problem, t_bar, regular)
         else:
             t = _implicit_correction(problem, t_bar, regular, counts)
@@ -242,8 +251,11 @@ def solve_scalar_root(
         residual=F,
         slope=F_t,
         static=static,
+        deferred=deferred,
     )
-    if result.n_rejected:
+    if deferred:
+        _warn_later(name, result, be.size(t_bar), grad, stacklevel + 1)
+    elif result.n_rejected:
         _warn(name, result, be.size(t_bar), grad, stacklevel + 1)
     return result
 
@@ -367,10 +379,10 @@ def _implicit_correction(problem, t_bar, regular, counts):
     if n_regular == 0:
         return t_bar
     if n_regular == be.size(t_bar):
-        F, F_t, _ = problem.evaluate(t_bar)
+        F, F_t = _correction_terms(problem, t_bar)
         return t_bar - F / be.detach(F_t)
     t_reg = t_bar[regular]
-    F, F_t, _ = problem.evaluate(t_reg, subset=regular)
+    F, F_t = _correction_terms(problem, t_reg, subset=regular)
     return be.scatter(t_bar, regular, t_reg - F / be.detach(F_t))
 
 
@@ -379,9 +391,12 @@ def _masked_implicit_correction(problem, t_bar, regular):
 
     A NaN in a discarded branch of ``where`` still poisons torch's backward
     pass, so non-regular problems are evaluated where F and F_t are finite
-    (``problem.evaluate_masked``) and their slope is replaced by 1.
+    (``problem.correction_terms(t, mask=...)`` or ``problem.evaluate_masked``)
+    and their slope is replaced by 1.
     """
-    if hasattr(problem, "evaluate_masked"):
+    if hasattr(problem, "correction_terms"):
+        F, F_t = problem.correction_terms(t_bar, mask=regular)
+    elif hasattr(problem, "evaluate_masked"):
         F, F_t, _ = problem.evaluate_masked(t_bar, regular)
     else:
         F, F_t, _ = problem.evaluate(be.where(regular, t_bar, 0.0))
@@ -389,13 +404,44 @@ def _masked_implicit_correction(problem, t_bar, regular):
     return be.where(regular, t_bar - be.where(regular, F, 0.0) / slope, t_bar)
 
 
-def _warn(name, result, n, grad, stacklevel):
+def _correction_terms(problem, t, subset=None):
+    """(F, F_t) for the implicit correction; ``problem.correction_terms`` when it has one.
+
+    A problem's own ``correction_terms(t, subset=None, mask=None)`` may record
+    gradients for F alone (F_t enters detached).
+    """
+    if hasattr(problem, "correction_terms"):
+        return problem.correction_terms(t, subset=subset)
+    F, F_t, _ = problem.evaluate(t, subset=subset)
+    return F, F_t
+
+
+def _warn_later(name, result, n, grad, stacklevel):
+    """:func:`_warn` with the counts and the worst residual read after the trace."""
+    if n == 0:
+        return
+    keys = list(result.rejected)
+    abs_F = be.abs(result.residual)
+    worst = be.max(be.where(be.isfinite(abs_F), abs_F, 0.0))
+    sums = [be.sum(result.rejected[key]) for key in keys]
+
+    def warn(values):
+        counts = {key: int(v) for key, v in zip(keys, values)}
+        if sum(counts.values()):
+            counted = dataclasses.replace(result, counts=counts, deferred=False)
+            _warn(name, counted, n, grad, stacklevel + 2, worst=values[-1])
+
+    be.read_later([*sums, worst], warn)
+
+
+def _warn(name, result, n, grad, stacklevel, worst=None):
     """The one grouped RuntimeWarning of a solve."""
     parts = ", ".join(f"{key}={count}" for key, count in result.counts.items() if count)
     invalid = "all invalid, zero gradient" if grad else "non_finite and non_converged are invalid"
     warnings.warn(
         f"{name}: {result.n_rejected} of {n} problems rejected ({parts}; {invalid}) "
-        f"after {result.n_iter} iterations, worst residual {result.worst_residual:.3g}",
+        f"after {result.n_iter} iterations, worst residual "
+        f"{result.worst_residual if worst is None else worst:.3g}",
         RuntimeWarning,
         stacklevel=stacklevel,
     )

@@ -18,7 +18,7 @@ Layered one way (each module imports only the ones before it):
 """
 
 from .aim import AimResult, PupilAimWarning
-from .bundle import Bundle, trace_bundle
+from .bundle import Bundle, iter_bundle, trace_bundle
 from .entry import trace_rays
 from .launch import launch_rays
 from .propagate import propagate, reflect, refract
@@ -29,6 +29,7 @@ __all__ = [
     "Bundle",
     "PupilAimWarning",
     "field_parameters",
+    "iter_bundle",
     "launch_rays",
     "propagate",
     "reflect",

@@ -21,7 +21,7 @@ import numpy as np
 from .. import backend as be
 from ..paraxial import ParaxialData, paraxial
 from ..rays import Rays
-from ..sampling import hexapolar
+from ..sampling import hexapolar, hexapolar_count, hexapolar_range
 from .aim import aiming_mode, launch, warn_if_off_centre
 from .compiled import propagate_compiled
 from .propagate import propagate
@@ -98,6 +98,8 @@ def trace_bundle(
     compiled: bool = False,
     first_order: ParaxialData | None = None,
     aiming: str | None = None,
+    chunk_rays: int | None = None,
+    progress: bool | None = None,
 ) -> Bundle:
     """Trace every wavelength × field × pupil point of ``optic`` in one batch.
 
@@ -121,6 +123,16 @@ def trace_bundle(
         ``paraxial(optic)`` when the caller has it already.
     aiming : {"paraxial", "real"}, optional
         Overrides the optic's ``[aiming] mode`` (see :mod:`optics.trace.aim`).
+    chunk_rays : int, optional
+        Trace at most about this many rays (wavelengths × fields × pupil
+        samples) at a time, pupil slice by pupil slice (see
+        :func:`iter_bundle`), and join the slices: the trace's temporaries stay
+        within a fixed budget, the returned rays are still every ray.  To keep
+        the result bounded too, reduce the slices of :func:`iter_bundle`
+        (as ``spot_diagram(..., chunk_rays=N)`` does).
+    progress : bool, optional
+        With ``chunk_rays``: show a progress bar (tqdm, when installed); by
+        default only when stderr is a terminal.
 
     Returns
     -------
@@ -132,6 +144,27 @@ def trace_bundle(
         Under paraxial aiming, once per call, when a field's chief ray crosses
         the stop more than 1 % of the stop radius from its centre.
     """
+    if chunk_rays is not None:
+        chunks = iter_bundle(
+            optic,
+            fields,
+            wavelengths,
+            pupil,
+            rings=rings,
+            compiled=compiled,
+            first_order=first_order,
+            aiming=aiming,
+            chunk_rays=chunk_rays,
+            progress=progress,
+        )
+        return _joined(list(chunks))
+    with be.deferred_reads():  # host-read checks once, after the trace
+        return _trace_bundle(
+            optic, fields, wavelengths, pupil, rings, compiled, first_order, aiming
+        )
+
+
+def _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_order, aiming):
     fields = tuple(optic.fields.normalized() if fields is None else fields)
     wavelengths = tuple(optic.wavelengths.values if wavelengths is None else wavelengths)
     px, py = hexapolar(rings) if pupil is None else (be.asarray(pupil[0]), be.asarray(pupil[1]))
@@ -176,6 +209,127 @@ def trace_bundle(
         primary=wavelengths.index(primary) if primary in wavelengths else None,
         field_parameters=(qx, qy),
     )
+
+
+def iter_bundle(
+    optic,
+    fields=None,
+    wavelengths=None,
+    pupil=None,
+    *,
+    chunk_rays: int,
+    rings: int = 6,
+    compiled: bool = False,
+    first_order: ParaxialData | None = None,
+    aiming: str | None = None,
+    progress: bool | None = None,
+):
+    """:func:`trace_bundle` in consecutive pupil slices of at most ``chunk_rays`` rays.
+
+    Every slice is a :class:`Bundle` whose ``rays`` (W, F, p), ``px`` and
+    ``py`` (p,) hold the next p = max(1, chunk_rays // (W F)) pupil samples;
+    the chief rays, fields, wavelengths and first-order data are the same
+    object in every slice (traced once, before the first).  A default
+    hexapolar pupil is generated slice by slice too, so a trace of 1e8 rays
+    never holds more than one slice.  Each ray is traced exactly as in one
+    batch, so reductions over the slices equal those over the whole bundle.
+
+    Parameters
+    ----------
+    optic, fields, wavelengths, pupil, rings, compiled, first_order, aiming
+        As for :func:`trace_bundle`.
+    chunk_rays : int
+        Rays per slice (at least W F: one pupil sample per slice).
+    progress : bool, optional
+        Show a progress bar (tqdm, when installed); by default only when
+        stderr is a terminal.
+
+    Yields
+    ------
+    Bundle
+    """
+    if chunk_rays < 1:
+        raise ValueError(f"chunk_rays must be >= 1, not {chunk_rays}")
+    fields = tuple(optic.fields.normalized() if fields is None else fields)
+    wavelengths = tuple(optic.wavelengths.values if wavelengths is None else wavelengths)
+    if pupil is None:
+        n_pupil = hexapolar_count(rings)
+
+        def samples(start, stop):
+            return hexapolar_range(rings, start, stop)
+    else:
+        px, py = (be.reshape(be.asarray(v), (-1,)) for v in pupil)
+        n_pupil = be.size(px)
+
+        def samples(start, stop):
+            return px[start:stop], py[start:stop]
+
+    with be.deferred_reads():  # host-read checks once per traced batch
+        first_order = paraxial(optic) if first_order is None else first_order
+        hx = be.asarray([h[0] for h in fields])
+        hy = be.asarray([h[1] for h in fields])
+        qx, qy = field_parameters(optic, hx, hy, first_order)
+        paraxial_aim = aiming_mode(optic, aiming) == "paraxial"
+        probe = optic.stop_index if paraxial_aim and not optic.fields.object_telecentric else None
+        common = dict(first_order=first_order, q=(qx, qy), wavelengths=wavelengths, aiming=aiming)
+        # The chief ray clipped and with the apertures open, once for every slice.
+        zero = be.asarray(np.zeros(2))
+        both = be.asarray(np.array([True, False]))
+        chiefs, at_stop = _trace(optic, pupil=(zero, zero), clip=both, probe=probe, **common)
+    clipped, chief = _take(chiefs, 0), _take(chiefs, 1)
+    if at_stop is not None:
+        warn_if_off_centre(optic, fields, _take(at_stop, 1), first_order)
+    primary = optic.wavelengths.primary_value
+    shared = {
+        "chief": chief,
+        "chief_valid": chief.valid,
+        "chief_blocked": be.logical_and(chief.valid, be.logical_not(clipped.valid)),
+        "fields": fields,
+        "wavelengths": wavelengths,
+        "first_order": first_order,
+        "primary": wavelengths.index(primary) if primary in wavelengths else None,
+        "field_parameters": (qx, qy),
+    }
+    step = max(1, chunk_rays // (len(fields) * len(wavelengths)))
+    bar = _progress_bar(n_pupil * len(fields) * len(wavelengths), progress)
+    try:
+        for start in range(0, n_pupil, step):
+            cx, cy = samples(start, start + step)
+            with be.deferred_reads():
+                rays, _ = _trace(optic, pupil=(cx, cy), compiled=compiled, **common)
+            yield Bundle(rays=rays, px=cx, py=cy, **shared)
+            if bar is not None:
+                bar.update(be.size(cx) * len(fields) * len(wavelengths))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _progress_bar(total, enabled):
+    """A tqdm bar over ``total`` rays, or None (disabled, or tqdm not installed)."""
+    if enabled is False:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    # disable=None: tqdm shows the bar only when its stream is a terminal.
+    disable = None if enabled is None else False
+    return tqdm(total=total, unit="ray", unit_scale=True, desc="trace", disable=disable)
+
+
+def _joined(chunks):
+    """One Bundle from the pupil slices of :func:`iter_bundle`."""
+    first = chunks[0]
+    rays = Rays(
+        **{
+            f.name: be.concatenate([getattr(c.rays, f.name) for c in chunks], axis=-1)
+            for f in dataclasses.fields(Rays)
+        }
+    )
+    px = be.concatenate([c.px for c in chunks])
+    py = be.concatenate([c.py for c in chunks])
+    return dataclasses.replace(first, rays=rays, px=px, py=py)
 
 
 def _trace(

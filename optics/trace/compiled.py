@@ -32,10 +32,11 @@ rays that need more than the fixed step count: they are non-converged
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import math
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -90,13 +91,18 @@ INDUCTOR_OPTIONS: dict = {
 #: iteration, so those graphs keep the default (Chebyshev variant: 40 M vs 38 M).
 MEMORY_BUDGET = 0.0
 NEWTON_MEMORY_BUDGET = 1.0
+#: With gradients and Newton surfaces, solve the roots first in a no-grad graph
+#: and give them to the gradient graph, which takes no Newton step (only the
+#: implicit correction) and can use :data:`MEMORY_BUDGET`: its backward keeps the
+#: converged roots and recomputes the rest, never the masked iterations.
+TWO_PASS_NEWTON = True
 #: Most compiled graphs kept; the least recently used is dropped first.
 MAX_CACHE_ENTRIES = 16
 _SMALLEST_BUCKET = 256
 _RAY_FIELDS = ("x", "y", "z", "L", "M", "N", "wavelength", "intensity", "opd", "valid")
 
 
-@dataclass
+@dataclasses.dataclass
 class CompiledTrace:
     """One cached compiled graph and what it cost.
 
@@ -229,8 +235,14 @@ def _require_compilable():
         )
 
 
-def _prepare(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations):
-    """Pad the per-ray inputs to the bucket; the kernel, its arguments and the cache key."""
+def _prepare(
+    kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations, roots=None
+):
+    """Pad the per-ray inputs to the bucket; the kernel, its arguments and the cache key.
+
+    ``roots``: a list to collect the Newton roots in (``kind`` "roots"), or the
+    roots to give the Newton surfaces (a tuple, one per Newton surface).
+    """
     compiler = DEFAULT_COMPILER if compiler is None else compiler
     iterations = newton_iterations
     if iterations is None:
@@ -252,17 +264,20 @@ def _prepare(kind, optic, context, inputs, wavelength_slot, compiler, newton_ite
     if context is not None:
         context = (context[0], views.dataclass(context[1]))
     surfaces = [views.surface(surface) for surface in surfaces]
+    if roots is not None:
+        surfaces = _with_roots(surfaces, roots)
     arguments = (surfaces, frames, indices, context, *flat)
     kinds = tuple((str(a.dtype), be.device_of(a)) for a in flat)
     options = tuple(sorted(INDUCTOR_OPTIONS.items())) if compiler == "inductor" else ()
-    key = (kind, topology(optic), kinds, bucket, per_ray, compiler, options, iterations)
-    kernel = _launch_and_trace if kind == "launch" else _trace_only
+    given = isinstance(roots, tuple)
+    key = (kind, topology(optic), kinds, bucket, per_ray, compiler, options, iterations, given)
+    kernel = {"launch": _launch_and_trace, "propagate": _trace_only}.get(kind, _roots_only)
     newton = any(isinstance(s.geometry, NewtonRaphsonGeometry) for s in optic.surfaces)
-    budget = NEWTON_MEMORY_BUDGET if newton else MEMORY_BUDGET
+    budget = NEWTON_MEMORY_BUDGET if newton and not given else MEMORY_BUDGET
     return _Call(kernel, arguments, key, compiler, iterations, budget, shape, n)
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class _Call:
     """One prepared call: the kernel, its arguments, and how to cache and unpad it."""
 
@@ -278,7 +293,19 @@ class _Call:
 
 def _run(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations):
     """Call (compiling on first use) the cached graph, and cut the padding off its result."""
-    call = _prepare(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations)
+    roots = None
+    newton = any(isinstance(s.geometry, NewtonRaphsonGeometry) for s in optic.surfaces)
+    if TWO_PASS_NEWTON and newton and be.grad_active():
+        with be.no_grad():
+            sink = []
+            first = (kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations)
+            call = _prepare(f"roots-{kind}", *first[1:], roots=sink)
+            with forced_iterations(call.iterations):
+                roots = tuple(_entry(call).function(*call.arguments))
+        newton_iterations = 0  # the gradient graph takes the roots: no Newton step
+    call = _prepare(
+        kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations, roots
+    )
     entry = _entry(call)
     started = time.perf_counter()
     with forced_iterations(call.iterations):
@@ -343,3 +370,31 @@ def _launch_and_trace(surfaces, frames, indices, context, qx, qy, px, py, wavele
 def _trace_only(surfaces, frames, indices, context, *components):
     """The compiled kernel of :func:`propagate_compiled`."""
     return _surface_loop(surfaces, frames, indices, Rays(*components))
+
+
+def _roots_only(surfaces, frames, indices, context, *inputs):
+    """The no-grad kernel of the first of two passes: the Newton roots, surface by surface."""
+    if context is None:
+        _trace_only(surfaces, frames, indices, context, *inputs)
+    else:
+        _launch_and_trace(surfaces, frames, indices, context, *inputs)
+    for surface in surfaces:  # every Newton surface appended to the same list, in order
+        sink = getattr(surface.geometry, "root_sink", None)
+        if sink is not None:
+            return tuple(sink)
+    return ()
+
+
+def _with_roots(surfaces, roots):
+    """Surfaces whose Newton geometries collect (list) or are given (tuple) their roots."""
+    out, given = [], iter(roots) if isinstance(roots, tuple) else None
+    for surface in surfaces:
+        if isinstance(surface.geometry, NewtonRaphsonGeometry):
+            geometry = copy.copy(surface.geometry)
+            if given is None:
+                geometry.root_sink = roots
+            else:
+                geometry.given_root = next(given)
+            surface = dataclasses.replace(surface, geometry=geometry)
+        out.append(surface)
+    return out

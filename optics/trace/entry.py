@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import backend as be
 from ..errors import ConfigurationError
 from ..paraxial import paraxial
 from .aim import launch
@@ -43,6 +44,12 @@ def trace_rays(
         broadcast together); with ``record=True`` a list of Rays, one per
         surface from the launch point (index 0) to the image.
     """
+    # The checks that read values on the host run once, after the trace.
+    with be.deferred_reads():
+        return _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled, aiming)
+
+
+def _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled, aiming):
     if compiled:
         if record:
             raise ConfigurationError("trace_rays: record=True is not available with compiled=True")

@@ -38,7 +38,8 @@ def propagate(optic, rays: Rays, *, record=False, clip=True, probe=None):
     history = [rays] if record else None
     probed = rays
     # Invalid rays carry finite garbage that may overflow; they are masked, not errors.
-    with be.quiet_float_errors():
+    # Checks that read values on the host (solver counts, glass ranges) run once, at the end.
+    with be.quiet_float_errors(), be.deferred_reads():
         for i in range(1, len(surfaces)):
             before, after = medium[i - 1][0], medium[i][0]
             rays = through_surface(surfaces[i], frames[i], rays, before, after, index, clip)
@@ -88,17 +89,20 @@ def through_surface(surface, frame, rays, before, after, index, clip=True):
     x, y, z, L, M, N = frame.to_local(rays.x, rays.y, rays.z, rays.L, rays.M, rays.N)
     geometry = surface.geometry
     t, hit, normal = geometry.intersect_with_normal(x, y, z, L, M, N)
-    x, y, z = x + t * L, y + t * M, z + t * N
+    x, y, z = be.add_product(x, t, L), be.add_product(y, t, M), be.add_product(z, t, N)
     valid = be.logical_and(rays.valid, hit)
     if clip is not False and surface.semi_diameter is not None and surface.clear_is_circle:
-        inside = x * x + y * y <= surface.semi_diameter**2
+        inside = be.add_product(x * x, y, y) <= surface.semi_diameter**2
         valid = be.logical_and(valid, inside if clip is True else inside | ~clip)
     elif clip is not False and surface.clips:
         inside = passes(surface, x, y)
         valid = be.logical_and(valid, inside if clip is True else inside | ~clip)
     n_before = index(before)
-    opd = rays.opd + n_before * t
-    if surface.is_mirror:
+    opd = be.add_product(rays.opd, n_before, t)
+    if getattr(geometry, "is_ideal_lens", False):  # type "paraxial": optics.geometry.ideal_lens
+        opd = opd + index(after) * geometry.path_change(x, y)
+        L, M, N = geometry.bend(x, y, L, M, N, n_before, index(after))
+    elif surface.is_mirror:
         nx, ny, nz = normal(x, y, z)
         L, M, N = reflect(L, M, N, nx, ny, nz)
     elif after is not before:
@@ -122,11 +126,16 @@ def refract(L, M, N, nx, ny, nz, mu, cos_i=None):
     if cos_i is None:
         cos_i = L * nx + M * ny + N * nz
     mu2 = mu * mu  # a scalar (or per-ray with per-ray wavelengths)
-    k = (1.0 - mu2) + mu2 * (cos_i * cos_i)
+    k = be.add_product(1.0 - mu2, mu2, cos_i * cos_i)
     transmitted = k >= 0
     cos_t = be.sqrt(be.where(transmitted, k, 1.0))
-    g = be.copysign(cos_t, cos_i) - mu * cos_i
-    return mu * L + g * nx, mu * M + g * ny, mu * N + g * nz, transmitted
+    g = be.add_product(be.copysign(cos_t, cos_i), -mu, cos_i)
+    return (
+        be.add_product(mu * L, g, nx),
+        be.add_product(mu * M, g, ny),
+        be.add_product(mu * N, g, nz),
+        transmitted,
+    )
 
 
 def reflect(L, M, N, nx, ny, nz):

@@ -1,0 +1,129 @@
+"""Deferred host reads: checks of array values gathered and read in one transfer.
+
+On an accelerator, reading an array's value on the host (``item()``,
+``bool()``, a count turned into a Python int) waits for every queued kernel:
+a *host sync*.  A trace has a few checks of that kind (a solver's rejection
+counts, the paraxial stop height, a glass's wavelength range) whose outcome
+is a warning or an error, never a branch the trace itself needs.  Inside
+:func:`deferred_reads` each such check hands its values and a callback to
+:func:`read_later`; the values of all checks are read together, once, when
+the block ends, and the callbacks run then (in order; a callback may warn or
+raise).  Outside the block, or for NumPy arrays and Python numbers (whose
+reads cost nothing), the callback runs at once.
+
+:func:`count_host_reads` counts the host reads of torch tensors in a block,
+for tests that a trace makes none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import sys
+
+import numpy as np
+
+from ._creation import astype, float_dtype, to_numpy
+from ._math import reshape, stack
+
+_PENDING: contextvars.ContextVar[list | None] = contextvars.ContextVar(
+    "optics_deferred_reads", default=None
+)
+
+
+@contextlib.contextmanager
+def deferred_reads():
+    """Run the :func:`read_later` callbacks of the block once, at its end, after one read.
+
+    Nested blocks join the outermost one.  When the block raises, the pending
+    checks are dropped (the exception is the news).
+    """
+    if _PENDING.get() is not None:
+        yield
+        return
+    pending = []
+    token = _PENDING.set(pending)
+    try:
+        yield
+    finally:
+        _PENDING.reset(token)
+    _run(pending)
+
+
+def reads_deferred(*values) -> bool:
+    """True when :func:`read_later` of these values would wait for the block's end.
+
+    Lets a caller that could use the values at once (a count that selects a
+    faster path) choose a path that needs none.
+    """
+    return _PENDING.get() is not None and not all(_free(v) for v in values)
+
+
+def read_later(values, callback):
+    """Call ``callback(host_values)`` with the values of the 0-d arrays ``values``.
+
+    Parameters
+    ----------
+    values : sequence of 0-d arrays or Python numbers
+        What the check needs (read as Python floats; a bool becomes 0.0 or 1.0).
+    callback : callable
+        Receives a list of floats, in the order of ``values``.
+    """
+    values = list(values)
+    pending = _PENDING.get()
+    if pending is None or all(_free(v) for v in values):
+        _run([(values, callback)])
+    else:
+        pending.append((values, callback))
+
+
+def _free(value) -> bool:
+    """A Python number or a NumPy array: reading it syncs nothing."""
+    return isinstance(value, (int, float, np.ndarray, np.generic))
+
+
+def _run(pending):
+    """Read every pending value in one transfer, then run the callbacks."""
+    if not pending:
+        return
+    arrays = [v for values, _ in pending for v in values if not _free(v)]
+    host = {}
+    if arrays:
+        flat = stack([astype(reshape(a, ()), float_dtype()) for a in arrays])
+        host = dict(zip(map(id, arrays), to_numpy(flat).tolist()))
+    for values, callback in pending:
+        callback([host[id(v)] if id(v) in host else float(np.asarray(v)) for v in values])
+
+
+@contextlib.contextmanager
+def count_host_reads():
+    """Count host reads of torch tensors (``item``, ``bool``, ``int``, ``float``,
+    ``__index__``, ``tolist``, ``numpy``) made in the block.
+
+    Yields a dict whose ``"count"`` grows with every read and whose
+    ``"where"`` lists the method names read.  Without torch loaded it counts
+    nothing.
+    """
+    record = {"count": 0, "where": []}
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield record
+        return
+    names = ("item", "__bool__", "__int__", "__float__", "__index__", "tolist", "numpy")
+    originals = {name: getattr(torch.Tensor, name) for name in names}
+
+    def counted(name, original):
+        def read(self, *args, **kwargs):
+            record["count"] += 1
+            record["where"].append(name)
+            return original(self, *args, **kwargs)
+
+        return read
+
+    try:
+        for name, original in originals.items():
+            setattr(torch.Tensor, name, counted(name, original))
+        yield record
+    finally:
+        for name, original in originals.items():
+            setattr(torch.Tensor, name, original)

@@ -1,0 +1,136 @@
+"""GLAS lines to lens-file materials: catalog glasses resolved exactly, model glasses, mirrors.
+
+OpticStudio writes ``GLAS name status pickup nd vd dPgF ...``.  The status is 0
+for a catalog glass, 1 for a model glass (nd, vd; vd = 0 means a constant
+index), 2 for a pickup from surface ``pickup`` and 3 for a substitute (a
+catalog glass the optimizer may swap).  The nd and vd written after a catalog
+glass's name are whatever the editor last held (often N-BK7's), so they are
+used only when asked (``glass_fallback="model"``).
+
+A catalog name is looked up exactly (letter case aside) in the catalogs the
+file's GCAT line lists, in that order, and then in every other catalog of the
+glass database; nothing close is ever taken for it.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ... import _glass_catalog
+from ...errors import LensFileError
+
+# OpticStudio catalog names (GCAT) to the database's catalogs (lower case).
+_CATALOG_ALIASES = {"SUMITA_AUG2011": "sumita", "LIGHTPATH": "lightpath"}
+MODEL_NAMES = frozenset({"___BLANK", ""})
+
+
+class ZemaxWarning(UserWarning):
+    """Something in a .zmx file that optics reads approximately or keeps without using."""
+
+
+def catalog_order(gcat_names) -> list:
+    """The database catalogs to search: the file's GCAT list first, then the rest."""
+    known = _glass_catalog.catalogs()
+    order = []
+    for name in gcat_names:
+        key = _CATALOG_ALIASES.get(name.upper(), name.lower())
+        if key in known and key not in order:
+            order.append(key)
+    return order + [c for c in known if c not in order]
+
+
+def material(record, where, gcat_names, glass_fallback=None):
+    """The lens-file material of a GLAS record (a string or a table).
+
+    Parameters
+    ----------
+    record : Record
+        The GLAS line.
+    where : str
+        ``"file: surface n"`` for messages.
+    gcat_names : list of str
+        The file's GCAT catalog names.
+    glass_fallback : None or "model"
+        With "model", a glass the database does not have becomes the model
+        glass written on its line (nd, vd), with a :class:`ZemaxWarning`.
+    """
+    name = record.args[0] if record.args else ""
+    status = int(record.number(1, where, 0.0))
+    nd = record.number(3, where, 0.0)
+    vd = record.number(4, where, 0.0)
+    if name.upper() == "MIRROR":
+        return "mirror"
+    if status == 1 or name.upper() in MODEL_NAMES:
+        return model(nd, vd, where, record)
+    try:
+        return resolve(name, gcat_names, where)
+    except LensFileError:
+        if glass_fallback != "model":
+            raise
+        if not nd > 0:
+            raise LensFileError(
+                f"{where}: line {record.line}: glass {name!r} is not in the database and its "
+                "GLAS line holds no nd to fall back on"
+            ) from None
+        warnings.warn(
+            f"{where}: glass {name!r} is not in the glass database; using the model glass "
+            f"on its GLAS line (nd = {nd!r}, vd = {vd!r}) as --glass-fallback model asks",
+            ZemaxWarning,
+            stacklevel=2,
+        )
+        return model(nd, vd, where, record)
+
+
+def model(nd, vd, where, record):
+    """A model glass: the Abbe model, or a constant index when vd is 0."""
+    if not nd > 0:
+        raise LensFileError(f"{where}: line {record.line}: model glass needs nd > 0, not {nd!r}")
+    if vd == 0:
+        return {"index": nd}
+    if nd <= 1 or vd < 0:
+        raise LensFileError(
+            f"{where}: line {record.line}: model glass nd = {nd!r}, vd = {vd!r} cannot be "
+            "dispersive (needs nd > 1 and vd > 0; vd = 0 means a constant index)"
+        )
+    return {"nd": nd, "vd": vd}
+
+
+def resolve(name, gcat_names, where):
+    """The material table of a catalog glass found exactly; LensFileError otherwise."""
+    order = catalog_order(gcat_names)
+    folded = name.casefold()
+    for catalog in order:
+        try:
+            found, cat = _glass_catalog.resolve(name, catalog)
+        except _glass_catalog.UnknownGlassError:
+            continue
+        if found.casefold() == folded:
+            return {"name": found, "catalog": cat}
+    raise LensFileError(f"{where}: {unknown_message(name, gcat_names, order)}")
+
+
+def unknown_message(name, gcat_names, order) -> str:
+    """An unknown glass: the catalogs searched and the exact-family names that exist."""
+    family = _family(name)
+    relatives = []
+    index = _glass_catalog._catalog_index()
+    for catalog in order:
+        for page in index[catalog]:
+            if family and _family(page) == family and page.casefold() != name.casefold():
+                relatives.append(f"{page} ({catalog})")
+    gcat = " ".join(gcat_names) or "(no GCAT line)"
+    text = (
+        f"unknown glass {name!r}: not in the file's catalogs (GCAT {gcat}) nor in any other "
+        f"catalog of the glass database (searched: {', '.join(order)})"
+    )
+    if relatives:
+        text += f"; same family: {', '.join(relatives[:8])}"
+    return text + "; use --glass-fallback model to take the nd/vd on its GLAS line"
+
+
+def _family(name) -> str:
+    """The glass family: the name without maker prefix (N-, S-, ...) and trailing digits."""
+    base = name.upper()
+    if len(base) > 2 and base[1] == "-":
+        base = base[2:]
+    return base.rstrip("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:10])

@@ -1,0 +1,296 @@
+"""SURF blocks to lens-file surface tables: shapes, thicknesses, materials, apertures.
+
+Every length is scaled from the file's unit to mm here (``scale`` mm per file
+unit); a coefficient of r^p, whose term is a length, scales by scale^(1 − p).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from ...errors import LensFileError
+from . import _freeforms, _glass
+from ._glass import ZemaxWarning
+
+# TYPE names read, and the ones refused with a reason.
+READ_TYPES = (
+    "STANDARD",
+    "EVENASPH",
+    "ODDASPH",
+    "TOROIDAL",
+    "BICONICX",
+    "COORDBRK",
+    "PARAXIAL",
+    "XPOLYNOM",
+    "SZERNSAG",
+    "FZERNSAG",
+    "QED_TYPE",
+)
+_REFUSED = {
+    "DGRATING": "a diffraction grating",
+    "ELGRATIN": "an elliptical grating",
+    "VARLSGRT": "a variable line-space grating",
+    "NONSEQCO": "a non-sequential component",
+    "USERSURF": "a user-defined surface (a DLL)",
+    "GRID_SAG": "a grid sag surface (needs its external data file)",
+    "GRIDPHAS": "a grid phase surface (needs its external data file)",
+    "BINARY_1": "a binary optic (diffractive phase)",
+    "BINARY_2": "a binary optic (diffractive phase)",
+    "FRESNELS": "a Fresnel surface",
+}
+_OBSCURATION_WARNINGS = {
+    "SQOB": "a rectangular obscuration",
+    "ELOB": "an elliptical obscuration",
+}
+
+
+def surface_table(block, context, medium):
+    """(lens-file surface table, medium after it) of one SURF block.
+
+    ``medium`` is the lens-file material of the medium before the surface
+    (never "mirror"); a coordinate break keeps it.
+    """
+    where = f"{context.source}: surface {block.number}"
+    kind = _type(block, where)
+    scale = context.scale
+    entry: dict = {}
+    is_last = block.number == context.last
+    if kind == "COORDBRK":
+        entry.update(_coordinate_break(block, where))
+    else:
+        entry.update(_shape(kind, block, where, scale))
+    thickness = _thickness(block, where, scale)
+    if block.number == 0:
+        if thickness < 0:
+            raise LensFileError(
+                f"{where} (object): negative object distance DISZ {thickness!r} mm (a virtual "
+                "object) is not supported: optics launches rays from the object toward the "
+                "entrance pupil, which would send them backward"
+            )
+        entry["thickness"] = thickness
+        if entry.get("radius", math.inf) != math.inf:
+            raise LensFileError(f"{where} (object): a curved object surface is not supported")
+        entry.pop("radius", None)
+    elif not is_last and thickness != 0:
+        entry["thickness"] = thickness
+    if kind == "COORDBRK":
+        material = medium
+    else:
+        record = block.get("GLAS")
+        material = (
+            "air"
+            if record is None
+            else _glass.material(record, where, context.catalogs, context.glass_fallback)
+        )
+    if material != "air" and block.number != context.last:
+        entry["material"] = material
+    if block.get("STOP") is not None and 0 < block.number < context.last:
+        entry["stop"] = True
+    if kind != "COORDBRK" and 0 < block.number:
+        _apertures(block, where, scale, entry)
+        _surface_tilt(block, where, scale, entry, is_last)
+    after = medium if material == "mirror" else material
+    return entry, after
+
+
+def semi_diameter(block, where, scale):
+    """The DIAM value (a semi-diameter, despite the name) in mm, or None."""
+    record = block.get("DIAM")
+    if record is None:
+        return None
+    return record.number(0, where) * scale
+
+
+def _type(block, where):
+    record = block.get("TYPE")
+    kind = record.args[0].upper() if record is not None and record.args else "STANDARD"
+    if kind in READ_TYPES:
+        return kind
+    reason = _REFUSED.get(kind, "a surface type optics does not read")
+    raise LensFileError(
+        f"{where}: surface type {kind} is {reason}; read types: {', '.join(READ_TYPES)}"
+    )
+
+
+def _params(block, where) -> dict:
+    """{n: value} of the PARM lines."""
+    return {r.integer(0, where): r.number(1, where) for r in block.all("PARM")}
+
+
+def _base(block, where, scale) -> dict:
+    """radius (mm; omitted for a plane) and conic of the base surface."""
+    entry = {}
+    record = block.get("CURV")
+    curvature = record.number(0, where) if record is not None else 0.0
+    if curvature != 0:
+        # In mm 1/CURV is exact; a scaled radius is nudged (by an ulp at most) to one
+        # that some curvature gives exactly, so that a written file reads back the same.
+        entry["radius"] = 1.0 / curvature if scale == 1 else 1.0 / (curvature / scale)
+    conic = block.get("CONI")
+    if conic is not None and conic.number(0, where) != 0:
+        entry["conic"] = conic.number(0, where)
+    return entry
+
+
+def _coefficients(params, first, last, power, scale):
+    """PARM first..last as coefficients of r^power(i), scaled, trailing zeros dropped."""
+    values = []
+    for n in range(first, last + 1):
+        p = power(n - first)
+        values.append(params.get(n, 0.0) * scale ** (1 - p))
+    while values and values[-1] == 0:
+        values.pop()
+    return values
+
+
+def _shape(kind, block, where, scale) -> dict:
+    entry = _base(block, where, scale)
+    params = _params(block, where)
+    if kind == "STANDARD":
+        return entry
+    if kind == "EVENASPH":
+        entry["type"] = "even_asphere"
+        coefficients = _coefficients(params, 1, 8, lambda i: 2 * (i + 1), scale)
+    elif kind == "ODDASPH":
+        entry["type"] = "odd_asphere"
+        coefficients = _coefficients(params, 1, 8, lambda i: i + 1, scale)
+    elif kind == "TOROIDAL":
+        entry["type"] = "toroidal"
+        _no_zernike(block, where)
+        rotation = params.get(1, 0.0)
+        if rotation != 0:
+            entry["radius_rotation"] = rotation * scale
+        coefficients = _coefficients(params, 2, 8, lambda i: 2 * (i + 1), scale)
+    elif kind == "BICONICX":
+        entry["type"] = "biconic"
+        radius_x = params.get(1, 0.0)
+        if radius_x != 0:
+            entry["radius_x"] = radius_x * scale
+        if params.get(2, 0.0) != 0:
+            entry["conic_x"] = params[2]
+        return entry
+    elif kind == "PARAXIAL":
+        return _paraxial(params, where, scale)
+    elif kind in _freeforms.KINDS:
+        return _freeforms.freeform(kind, block, params, where, scale, entry)
+    if coefficients:
+        entry["coefficients"] = coefficients
+    return entry
+
+
+def _paraxial(params, where, scale):
+    focal = params.get(1, 0.0)
+    if focal == 0:
+        raise LensFileError(f"{where}: PARAXIAL surface with focal length 0 (PARM 1)")
+    return {"type": "paraxial", "focal_length": focal * scale}
+
+
+def _no_zernike(block, where):
+    extra = _freeforms.xdat(block, where)
+    terms = int(extra.get(1, 0))
+    if terms and any(extra.get(n, 0.0) != 0 for n in range(3, 3 + terms)):
+        raise LensFileError(
+            f"{where}: TOROIDAL surface with {terms} Zernike terms (XDAT): the Zernike "
+            "departure of a toroid is not supported"
+        )
+
+
+def _coordinate_break(block, where) -> dict:
+    params = _params(block, where)
+    entry: dict = {"type": "coordinate_break"}
+    decenter = [params.get(1, 0.0), params.get(2, 0.0)]
+    tilt = [params.get(3, 0.0), params.get(4, 0.0), params.get(5, 0.0)]
+    if any(decenter):
+        entry["decenter"] = decenter
+    if any(tilt):
+        entry["tilt"] = tilt
+    if params.get(6, 0.0) != 0:
+        entry["order"] = 1
+    return entry
+
+
+def _thickness(block, where, scale):
+    record = block.get("DISZ")
+    if record is None:
+        return 0.0
+    value = record.number(0, where)
+    return value if math.isinf(value) else value * scale
+
+
+def _apertures(block, where, scale, entry):
+    """Clear apertures to ``semi_diameter``, ``aperture`` or ``obscuration`` (docs/zemax.md).
+
+    A centred CLAP (or FLAP) is ``semi_diameter``; one with an inner radius is
+    an annulus; SQAP a rectangle and ELAP an ellipse (half-widths); OBSC with
+    no inner radius a central ``obscuration``.  OBDC decenters the shape.
+    """
+    decenter = block.get("OBDC")
+    shift = [decenter.number(i, where, 0.0) * scale for i in (0, 1)] if decenter else [0.0, 0.0]
+    aperture = None
+    clap = block.get("CLAP")
+    if clap is not None or block.get("FLAP") is not None:
+        if clap is not None:
+            inner, outer = (clap.number(i, where) * scale for i in (0, 1))
+        else:
+            inner, outer = 0.0, semi_diameter(block, where, scale)
+        if inner != 0:
+            aperture = {"shape": "annulus", "inner": inner, "outer": outer}
+        elif outer and any(shift):
+            aperture = {"shape": "circle", "radius": outer}
+        elif outer:
+            entry["semi_diameter"] = outer
+    for keyword, shape in (("SQAP", "rectangle"), ("ELAP", "ellipse")):
+        record = block.get(keyword)
+        if record is not None and aperture is None and "semi_diameter" not in entry:
+            half_x, half_y = (record.number(i, where) * scale for i in (0, 1))
+            aperture = {"shape": shape, "half_x": half_x, "half_y": half_y}
+            _no_extra(record, where, keyword)
+    obscuration = block.get("OBSC")
+    if obscuration is not None:
+        inner, outer = (obscuration.number(i, where) * scale for i in (0, 1))
+        if inner == 0 and not any(shift) and outer > 0 and aperture is None:
+            entry["obscuration"] = outer
+        else:
+            values = " ".join(obscuration.args)
+            _warn(
+                where,
+                "OBSC",
+                f"the obscuration ({values}) is not applied: optics' obscuration is a centred "
+                "disc on a surface without another aperture",
+            )
+    for keyword, what in _OBSCURATION_WARNINGS.items():
+        if block.get(keyword) is not None:
+            values = " ".join(block.get(keyword).args)
+            _warn(where, keyword, f"{what} ({values}) is not applied: rays are not clipped by it")
+    if aperture is not None:
+        if any(shift):
+            aperture["decenter"] = shift
+        entry["aperture"] = aperture
+
+
+def _no_extra(record, where, keyword):
+    """Warn when an aperture line's third value (not read) is nonzero."""
+    if len(record.args) > 2 and record.number(2, where, 0.0) != 0:
+        _warn(where, keyword, f"the third value {record.args[2]} is not applied")
+
+
+def _surface_tilt(block, where, scale, entry, is_image):
+    """SCBD (a per-surface tilt/decenter): refused, except on the image, where it is kept aside.
+
+    The argument layout of SCBD is not documented publicly; rather than guess
+    an axis, a nonzero SCBD is an error on an optical surface and a warning on
+    the image surface (rays are reported where they cross the untilted image).
+    """
+    record = block.get("SCBD")
+    if record is None or not any(record.number(i, where, 0.0) for i in range(len(record.args))):
+        return
+    message = f"surface tilt/decenter (SCBD {' '.join(record.args)})"
+    if is_image:
+        _warn(where, "SCBD", f"{message} of the image surface is not applied")
+        return
+    raise LensFileError(f"{where}: {message} is not supported: use coordinate breaks")
+
+
+def _warn(where, keyword, message):
+    warnings.warn(f"{where}: {keyword}: {message}", ZemaxWarning, stacklevel=3)

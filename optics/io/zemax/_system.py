@@ -1,0 +1,194 @@
+"""Header lines to the lens file's system data: unit, aperture, fields, wavelengths.
+
+UNIT MM|CM|IN|METER sets the file's length unit (every length is scaled to mm).
+Apertures: ENPD (entrance pupil diameter), FNUM (image-space F/#), OBNA (object
+NA), FLOA (the stop's semi-diameter sets the beam: a ``stop_diameter``
+aperture of twice it, resolved by the reader once the stop is known).
+Fields: FTYP's first value is the type (0 angle, 1 object height, 2 paraxial
+image height, 3 real image height), its second the object-space telecentric
+flag and its third the number of fields; XFLN/YFLN hold the values.
+Wavelengths: WAVM lines (or the older WAVL line), the active count being
+FTYP's fourth value, and PWAV the 1-based primary.  RAIM's second value is the
+ray-aiming mode.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from ...errors import LensFileError
+from ._glass import ZemaxWarning
+
+UNITS = {"MM": 1.0, "CM": 10.0, "IN": 25.4, "METER": 1000.0, "M": 1000.0}
+FIELD_TYPES = {
+    0: "angle",
+    1: "object_height",
+    2: "paraxial_image_height",
+    3: "real_image_height",
+}
+
+
+def unit_scale(zmx, source) -> float:
+    """mm per file unit from the UNIT line (mm when there is none)."""
+    record = zmx.get("UNIT")
+    if record is None or not record.args:
+        return 1.0
+    unit = record.args[0].upper()
+    if unit not in UNITS:
+        raise LensFileError(
+            f"{source}: line {record.line}: UNIT {unit!r} is not one of MM, CM, IN, METER"
+        )
+    return UNITS[unit]
+
+
+def aperture(zmx, source, scale) -> dict:
+    """The [aperture] table; FLOA gives ``{"type": "floating"}`` for the reader to resolve."""
+    for keyword, kind, is_length in (
+        ("ENPD", "epd", True),
+        ("FNUM", "image_fno", False),
+        ("OBNA", "object_na", False),
+    ):
+        record = zmx.get(keyword)
+        if record is not None:
+            value = record.number(0, source)
+            return {"type": kind, "value": value * scale if is_length else value}
+    if zmx.get("FLOA") is not None:
+        return {"type": "floating"}
+    for keyword in ("EFNO", "PWFN", "OBSA"):
+        if zmx.get(keyword) is not None:
+            raise LensFileError(
+                f"{source}: line {zmx.get(keyword).line}: system aperture {keyword} is not "
+                "supported (ENPD, FNUM, OBNA and FLOA are)"
+            )
+    raise LensFileError(f"{source}: no system aperture (ENPD, FNUM, OBNA or FLOA line)")
+
+
+def fields(zmx, source, scale) -> dict:
+    """The [fields] table: type, then [x, y] pairs (or y values when every x is 0)."""
+    ftyp = zmx.get("FTYP")
+    kind, count = 0, None
+    if ftyp is not None:
+        kind = ftyp.integer(0, source)
+        count = ftyp.integer(2, source, 1.0)
+    if kind not in FIELD_TYPES:
+        raise LensFileError(
+            f"{source}: line {ftyp.line}: field type {kind} (FTYP) is not supported "
+            "(0 angle, 1 object height, 2 paraxial image height, 3 real image height)"
+        )
+    xs = _values(zmx, "XFLN", source)
+    ys = _values(zmx, "YFLN", source)
+    if count is None:
+        count = max(len(xs), len(ys), 1)
+    xs = (xs + [0.0] * count)[:count]
+    ys = (ys + [0.0] * count)[:count]
+    unit = 1.0 if kind == 0 else scale
+    _check_vignetting(zmx, source, count)
+    if all(x == 0 for x in xs):
+        values = [y * unit for y in ys]
+    else:
+        values = [[x * unit, y * unit] for x, y in zip(xs, ys)]
+    return {"type": FIELD_TYPES[kind], "values": values}
+
+
+def wavelengths(zmx, source) -> dict:
+    """The [wavelengths] table (µm) with the 0-based primary."""
+    ftyp = zmx.get("FTYP")
+    count = ftyp.integer(3, source, 0.0) if ftyp is not None and len(ftyp.args) > 3 else None
+    values = []
+    for record in zmx.all("WAVM"):
+        index = record.integer(0, source)
+        if count is None or index <= count:
+            values.append((index, record.number(1, source)))
+    if values:
+        values = [value for _, value in sorted(values)]
+    else:
+        values = _values(zmx, "WAVL", source)
+        if count:
+            values = values[:count]
+    if not values:
+        raise LensFileError(f"{source}: no wavelengths (WAVM or WAVL lines)")
+    record = zmx.get("PWAV")
+    primary = record.integer(0, source) if record is not None else 1
+    if not 1 <= primary <= len(values):
+        raise LensFileError(
+            f"{source}: line {record.line}: primary wavelength PWAV {primary} is not one of "
+            f"the {len(values)} active wavelengths"
+        )
+    return {"values": values, "primary": primary - 1}
+
+
+def ray_aiming(zmx, source) -> str:
+    """Our aiming mode for RAIM: "real" when ray aiming is on (paraxial or real), else "paraxial".
+
+    OpticStudio's RAIM second value is 0 (off: rays aimed at the paraxial entrance
+    pupil, our "paraxial"), 1 (aimed at the stop, its size from the paraxial
+    marginal ray) or 2 (aimed at the stop, its size from a real marginal ray).
+    Both aim real rays at the stop, which is our "real" mode (docs/zemax.md).
+    """
+    record = zmx.get("RAIM")
+    if record is None or len(record.args) < 2:
+        return "paraxial"
+    return "paraxial" if record.integer(1, source, 0.0) == 0 else "real"
+
+
+def object_telecentric(zmx, source) -> bool:
+    """FTYP's second value: 1 when object space is telecentric."""
+    ftyp = zmx.get("FTYP")
+    return ftyp is not None and len(ftyp.args) > 1 and ftyp.integer(1, source, 0.0) == 1
+
+
+def telecentric_and_aiming(data, zmx, source):
+    """Set ``[fields] object_telecentric`` and ``[aiming]`` from FTYP and RAIM.
+
+    Telecentric object space is kept only where the lens file allows it (a
+    finite object, an ``object_na`` aperture, ``object_height`` fields); there
+    the aiming mode does not apply.  Otherwise a warning names FTYP.
+    """
+    mode = ray_aiming(zmx, source)
+    if object_telecentric(zmx, source):
+        needs = []
+        if math.isinf(data["surfaces"][0].get("thickness", 0.0)):
+            needs.append("a finite object")
+        if data["aperture"]["type"] != "object_na":
+            needs.append("an object NA (OBNA) aperture")
+        if data["fields"]["type"] != "object_height":
+            needs.append(f"object-height fields, not {data['fields']['type']}")
+        if needs:
+            warnings.warn(
+                f"{source}: FTYP: telecentric object space is not applied: optics needs "
+                f"{', '.join(needs)}; chief rays go through the pupil's centre instead",
+                ZemaxWarning,
+                stacklevel=3,
+            )
+        else:
+            data["fields"]["object_telecentric"] = True
+            if mode == "real":
+                warnings.warn(
+                    f"{source}: RAIM: ray aiming does not apply in telecentric object space "
+                    "(chief rays leave the object parallel to the axis); it is not kept",
+                    ZemaxWarning,
+                    stacklevel=3,
+                )
+            mode = "paraxial"
+    if mode != "paraxial":
+        data["aiming"] = {"mode": mode}
+
+
+def _values(zmx, keyword, source) -> list:
+    record = zmx.get(keyword)
+    if record is None:
+        return []
+    return [record.number(i, source) for i in range(len(record.args))]
+
+
+def _check_vignetting(zmx, source, count):
+    for keyword in ("VDXN", "VDYN", "VCXN", "VCYN", "VANN", "ZVDX", "ZVDY", "ZVCX", "ZVCY"):
+        values = _values(zmx, keyword, source)[:count]
+        if any(v != 0 for v in values):
+            warnings.warn(
+                f"{source}: {keyword}: vignetting factors {values} are not applied: "
+                "rays fill the whole entrance pupil at every field",
+                ZemaxWarning,
+                stacklevel=3,
+            )

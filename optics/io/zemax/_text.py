@@ -1,0 +1,156 @@
+"""Zemax .zmx text: the encoding from the byte-order mark and content, and keyword records.
+
+A .zmx file is a list of lines, each a four-letter keyword and its arguments.
+Header lines describe the system (UNIT, ENPD, WAVM ...); ``SURF n`` starts the
+block of surface n, whose lines are indented in files OpticStudio writes (but
+not in every file a script writes).  Files come in UTF-16 (LE or BE, with a
+byte-order mark), UTF-8 and ISO-8859-1 (Latin-1), with CRLF or LF line ends.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass, field
+
+from ...errors import LensFileError
+
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One line: its 1-based number, the keyword, the argument tokens and the raw remainder."""
+
+    line: int
+    keyword: str
+    args: tuple
+    rest: str
+
+    def number(self, i, where, default=None):
+        """Argument ``i`` as a float (INFINITY spelled out is inf); LensFileError names the line."""
+        if i >= len(self.args):
+            if default is not None:
+                return default
+            raise LensFileError(f"{where}: line {self.line}: {self.keyword} needs argument {i + 1}")
+        token = self.args[i]
+        if token.upper() in ("INFINITY", "INF", "+INFINITY"):
+            return float("inf")
+        if token.upper() in ("-INFINITY", "-INF"):
+            return float("-inf")
+        try:
+            return float(token)
+        except ValueError:
+            raise LensFileError(
+                f"{where}: line {self.line}: {self.keyword} argument {i + 1} must be a number, "
+                f"not {token!r}"
+            ) from None
+
+    def integer(self, i, where, default=None):
+        """Argument ``i`` as an int (written as an integer or a float like 3.0)."""
+        value = self.number(i, where, default)
+        if value != int(value):
+            raise LensFileError(
+                f"{where}: line {self.line}: {self.keyword} argument {i + 1} must be an integer"
+            )
+        return int(value)
+
+
+@dataclass
+class SurfaceBlock:
+    """The records of one ``SURF n`` block, by keyword (repeated keywords keep their order)."""
+
+    number: int
+    line: int
+    records: dict = field(default_factory=dict)
+
+    def get(self, keyword):
+        """The first record with ``keyword`` or None."""
+        found = self.records.get(keyword)
+        return found[0] if found else None
+
+    def all(self, keyword) -> list:
+        """Every record with ``keyword``, in file order."""
+        return self.records.get(keyword, [])
+
+
+@dataclass
+class ZmxText:
+    """A parsed file: header records by keyword, then the surface blocks in order."""
+
+    header: dict
+    surfaces: list
+
+    def get(self, keyword):
+        """The first header record with ``keyword`` or None."""
+        found = self.header.get(keyword)
+        return found[0] if found else None
+
+    def all(self, keyword) -> list:
+        """Every header record with ``keyword``."""
+        return self.header.get(keyword, [])
+
+
+def decode(raw: bytes, source: str) -> str:
+    """The text of a .zmx file: BOM first, then UTF-16 without BOM, UTF-8, and Latin-1."""
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            try:
+                return raw.decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise LensFileError(
+                    f"{source}: the byte-order mark says {encoding}, but byte {exc.start} "
+                    f"is not: {exc.reason}"
+                ) from exc
+    if len(raw) >= 4 and raw[1] == 0 and raw[3] == 0 and raw[0] != 0:
+        return raw.decode("utf-16-le", errors="replace")
+    if len(raw) >= 4 and raw[0] == 0 and raw[2] == 0 and raw[1] != 0:
+        return raw.decode("utf-16-be", errors="replace")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")  # every byte is a Latin-1 character
+
+
+def parse(text: str, source: str) -> ZmxText:
+    """Split decoded text into header records and surface blocks."""
+    header: dict = {}
+    surfaces: list = []
+    current = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        keyword, _, rest = stripped.partition(" ")
+        keyword = keyword.upper()
+        record = Record(number, keyword, tuple(rest.split()), rest.strip())
+        if keyword == "SURF":
+            index = record.integer(0, source)
+            if index != len(surfaces):
+                raise LensFileError(
+                    f"{source}: line {number}: SURF {index} out of order (expected "
+                    f"SURF {len(surfaces)})"
+                )
+            current = SurfaceBlock(index, number)
+            surfaces.append(current)
+            continue
+        indented = line[:1].isspace()
+        if current is not None and (indented or keyword in _SURFACE_KEYWORDS):
+            current.records.setdefault(keyword, []).append(record)
+        else:
+            current = None if not indented else current
+            header.setdefault(keyword, []).append(record)
+    if not surfaces:
+        raise LensFileError(f"{source}: no SURF blocks: not a sequential Zemax lens file")
+    return ZmxText(header, surfaces)
+
+
+# Keywords that belong to a surface block even when a script wrote them unindented.
+_SURFACE_KEYWORDS = frozenset(
+    """TYPE CURV CONI DISZ GLAS DIAM STOP PARM XDAT COMM CLAP FLAP SQAP ELAP OBSC OBDC
+    SCBD MIRR HIDE SLAB POPS MEMA FIMP SSID COAT VDSZ PPAR PZUP OEMA MNUM MOFF DMFS
+    TOLE CTGT PPAR VPAR VCON XDAT""".split()
+)

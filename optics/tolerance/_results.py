@@ -1,0 +1,68 @@
+"""Writing Monte Carlo trials: CSV always, Parquet when pyarrow is installed.
+
+One row per trial, in trial order: ``trial`` (0-based), ``criterion`` (empty
+in CSV / null in Parquet for a failed trial) and one column per tolerance
+component, named by its label (``surfaces[1].radius``, ``tilt x surfaces[1-2]``
+...), holding the drawn value in the item's units.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from pathlib import Path
+
+from ..errors import ConfigurationError
+
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+class ParquetUnavailableError(ConfigurationError, ImportError):
+    """A .parquet file was asked for but pyarrow is not installed."""
+
+
+def write_trials(result, path) -> Path:
+    """Write every trial of ``result`` (a MonteCarlo) to ``path`` (.csv, or .parquet / .pq).
+
+    Returns
+    -------
+    Path
+        The file written.
+    """
+    path = Path(path)
+    if path.suffix.lower() in PARQUET_SUFFIXES:
+        _write_parquet(result, path)
+    else:
+        _write_csv(result, path)
+    return path
+
+
+def _columns(result):
+    values = [float(v) if math.isfinite(v) else None for v in result.values]
+    columns = {"trial": list(range(result.trials)), "criterion": values}
+    for k, label in enumerate(result.labels):
+        columns[label] = [float(v) for v in result.draws[:, k]]
+    return columns
+
+
+def _write_csv(result, path):
+    columns = _columns(result)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", newline="", encoding="utf-8") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(list(columns))
+        for row in zip(*columns.values()):
+            writer.writerow(["" if v is None else repr(v) for v in row])
+    os.replace(tmp, path)
+
+
+def _write_parquet(result, path):
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise ParquetUnavailableError(
+            f"writing {path.name} needs pyarrow (pip install pyarrow), or write a .csv file"
+        ) from exc
+    pq.write_table(pa.table(_columns(result)), path)

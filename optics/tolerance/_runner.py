@@ -1,0 +1,197 @@
+"""Running Monte Carlo trials: in this process, on an embedded Dask LocalCluster, or on any cluster.
+
+- ``workers=1`` (no scheduler): every trial in this process, in order;
+- default: an embedded ``dask.distributed.LocalCluster`` with one
+  single-threaded worker process per core (``workers=K`` for K), started
+  and closed here;
+- ``scheduler="tcp://HOST:PORT"``: the workers of an existing cluster.
+
+On Dask the model travels once as the result of a task (so a worker that
+holds it can be lost: the scheduler recomputes it elsewhere), and trials go
+out in batches.  A worker lost mid-run has its unfinished batches rerun by
+the scheduler; a batch that raises is retried (``retries``).  Results land
+in trial order whatever order they finish in, and a trial's values depend on
+its seed alone (see :mod:`optics.tolerance._montecarlo`), so every worker
+count gives identical results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+
+import numpy as np
+
+from .. import backend as be
+from ..errors import ConfigurationError, OpticsError
+from ._montecarlo import MonteCarlo, run_trial, trial_seeds
+
+#: Batches per worker (more: finer load balancing and progress; fewer: less overhead).
+BATCHES_PER_WORKER = 8
+#: How long to wait for a scheduler given by address.
+CONNECT_TIMEOUT = "30s"
+#: How often a batch that raised is resubmitted.
+RETRIES = 3
+#: Environment of embedded workers: one thread each (the cluster has one worker per core).
+WORKER_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
+class DaskUnavailableError(ConfigurationError, ImportError):
+    """Dask distributed is needed (more than one worker, or a scheduler) but not installed."""
+
+
+class SchedulerUnreachableError(ConfigurationError, ConnectionError):
+    """No Dask scheduler answered at the given address."""
+
+
+class WorkersLostError(OpticsError, RuntimeError):
+    """A batch of trials was on every worker that died (Dask's ``KilledWorker``)."""
+
+
+def monte_carlo(
+    model,
+    trials,
+    seed=0,
+    *,
+    workers=None,
+    scheduler=None,
+    threshold=None,
+    progress=False,
+    backend=None,
+) -> MonteCarlo:
+    """Run ``trials`` Monte Carlo trials of ``model``.
+
+    Parameters
+    ----------
+    model : ToleranceModel
+    trials : int
+        N >= 1.
+    seed : int
+        Root of the per-trial seeds (``SeedSequence(seed).spawn(N)``).
+    workers : int, optional
+        1: in this process.  None: one per core.  Ignored with ``scheduler``.
+    scheduler : str, optional
+        Address of a running Dask scheduler, e.g. ``"tcp://10.0.0.5:8786"``.
+    threshold : float, optional
+        Yield threshold (criterion <= threshold passes).
+    progress : bool or callable
+        True: show a progress bar (tqdm, when installed).  A callable is
+        called as ``progress(done, total)`` whenever trials finish.
+    backend : str, optional
+        Array backend of the trials (default: the configured one).
+
+    Returns
+    -------
+    MonteCarlo
+    """
+    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+        raise ConfigurationError(f"the number of trials must be a positive integer, not {trials!r}")
+    if workers is not None and (isinstance(workers, bool) or workers < 1):
+        raise ConfigurationError(f"workers must be a positive integer, not {workers!r}")
+    backend = backend or be.get_backend()
+    seeds = trial_seeds(seed, trials)
+    draws = np.full((trials, len(model)), np.nan)
+    values = np.full(trials, np.nan)
+    with _progress_bar(trials, progress) as bar:
+        if workers == 1 and scheduler is None:
+            results = (run_trial(model, i, s, backend) for i, s in enumerate(seeds))
+            for index, drawn, value in results:
+                draws[index], values[index] = drawn, value
+                bar(1)
+        else:
+            for batch in _dask_batches(model, seeds, workers, scheduler, backend):
+                for index, drawn, value in batch:
+                    draws[index], values[index] = drawn, value
+                bar(len(batch))
+    return MonteCarlo(seed, list(model.labels), draws, values, threshold)
+
+
+def run_batch(model, indices, seeds, backend):
+    """Trials ``indices`` with their seed sequences: a list of (index, draws, value)."""
+    return [run_trial(model, i, s, backend) for i, s in zip(indices, seeds)]
+
+
+def _identity(model):
+    return model
+
+
+def _dask_batches(model, seeds, workers, scheduler, backend):
+    """Yield the result lists of batches as they finish on a Dask cluster."""
+    try:
+        from dask.distributed import Client, KilledWorker, LocalCluster, as_completed
+    except ImportError as exc:
+        raise DaskUnavailableError(
+            "more than one worker or a scheduler needs Dask: pip install 'dask[distributed]' "
+            "(or run in this process with workers = 1)"
+        ) from exc
+    with contextlib.ExitStack() as stack:
+        if scheduler is not None:
+            try:
+                client = stack.enter_context(Client(scheduler, timeout=CONNECT_TIMEOUT))
+            except OSError as exc:
+                raise SchedulerUnreachableError(
+                    f"no Dask scheduler answered at {scheduler!r} within {CONNECT_TIMEOUT} ({exc})"
+                ) from exc
+        else:
+            cluster = stack.enter_context(
+                LocalCluster(
+                    n_workers=workers or os.cpu_count() or 1,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                    env=dict(WORKER_ENV),
+                )
+            )
+            client = stack.enter_context(Client(cluster))
+        n_workers = max(1, len(client.scheduler_info().get("workers", {})))
+        size = max(1, math.ceil(len(seeds) / (n_workers * BATCHES_PER_WORKER)))
+        shared = client.submit(_identity, model, pure=False)
+        futures = [
+            client.submit(
+                run_batch,
+                shared,
+                list(range(start, min(start + size, len(seeds)))),
+                seeds[start : start + size],
+                backend,
+                retries=RETRIES,
+                pure=False,
+            )
+            for start in range(0, len(seeds), size)
+        ]
+        for future in as_completed(futures):
+            try:
+                batch = future.result()
+            except KilledWorker as exc:
+                raise WorkersLostError(
+                    f"a batch of trials was running on each of the workers that died ({exc}); "
+                    "the trials may be too large for the workers' memory"
+                ) from exc
+            yield batch
+
+
+@contextlib.contextmanager
+def _progress_bar(total, enabled):
+    """A callable advancing a tqdm bar (or a ``enabled(done, total)`` callback) by n trials."""
+    if callable(enabled):
+        done = [0]
+
+        def advance(n):
+            done[0] += n
+            enabled(done[0], total)
+
+        yield advance
+        return
+    bar = None
+    if enabled:
+        with contextlib.suppress(ImportError):
+            from tqdm import tqdm
+
+            bar = tqdm(total=total, desc="monte carlo", unit="trial", leave=False)
+    try:
+        yield (bar.update if bar is not None else lambda n: None)
+    finally:
+        if bar is not None:
+            bar.close()

@@ -1,0 +1,164 @@
+"""Measure the Zemax corpus references with Optiland 0.6.3: writes corpus_reference.json.
+
+Run from the repository root with optics' interpreter (it starts Optiland's):
+
+    OPTICS_SHARED_DIR=/work/shared PYTHONPATH=$PWD /work/venv/bin/python \
+        tests/data/zemax/make_reference.py /work/optiland-venv/bin/python
+
+For every file of ../shared/zemax/files/ it records whether optics loads it
+(as is, or only with ``glass_fallback="model"``) and otherwise the error.  For
+every file that loads, optiland_side.py reads the same file with Optiland's
+reader, corrects Optiland's known misreadings (see its docstring: indices,
+floating stop, vignetting) and measures paraxial data and 15 named real rays
+at the primary wavelength (Optiland's default paraxial ray aiming: rays aimed
+at the paraxial entrance pupil, as optics does with ``[aiming] mode =
+"paraxial"``, which the test sets whatever a file's RAIM says).  The paraxial values and the
+rays are stored as Optiland computes them; tests/test_zemax_corpus.py compares
+optics with them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import optics
+from optics import backend as be
+from optics.errors import OpticsError
+from optics.io.zemax import _system, _text
+from optics.surfaces import media
+
+HERE = Path(__file__).resolve().parent
+FIELDS = {"f0": 0.0, "f07": 0.7, "f1": 1.0}
+PUPILS = {
+    "chief": (0.0, 0.0),
+    "top": (0.0, 1.0),
+    "bottom": (0.0, -1.0),
+    "side": (1.0, 0.0),
+    "half": (0.0, 0.5),
+}
+RAYS = [(f"{f}_{p}", 0.0, hy, px, py) for f, hy in FIELDS.items() for p, (px, py) in PUPILS.items()]
+
+
+def corpus() -> Path:
+    shared = os.environ.get("OPTICS_SHARED_DIR")
+    root = Path(shared) if shared else HERE.parents[3] / "shared"
+    return root / "zemax" / "files"
+
+
+def toroids(optic):
+    """{Optiland surface index: radius of rotation in file units} of the toroidal surfaces."""
+    out, index = {}, 0
+    for surface in optic.surfaces:
+        if getattr(surface.geometry, "is_coordinate_break", False):
+            continue
+        if surface.geometry.type_name == "toroidal":
+            out[index] = float(surface.geometry.radius_rotation)
+        index += 1
+    return out
+
+
+def unit_scale(path) -> float:
+    """mm per file unit (Optiland reads every length in the file's unit as mm)."""
+    text = _text.parse(_text.decode(path.read_bytes(), str(path)), str(path))
+    return _system.unit_scale(text, str(path))
+
+
+def indices(optic):
+    """The index after every non-coordinate-break surface at the primary wavelength."""
+    wavelength = be.asarray(optic.primary_wavelength)
+    out = []
+    for surface, (material, _) in zip(optic.surfaces, media(optic.surfaces)):
+        if getattr(surface.geometry, "is_coordinate_break", False):
+            continue
+        out.append(float(material.index(wavelength)))
+    return out
+
+
+def load(path):
+    """(optic, fallback, error): optics' reading of one file, with the fallback if needed."""
+    first_error = None
+    for fallback in (None, "model"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return optics.load(path, glass_fallback=fallback), fallback, None
+            except OpticsError as exc:
+                error = str(exc)
+        first_error = first_error or error
+        if "unknown glass" not in error:
+            return None, None, first_error
+    return None, None, first_error
+
+
+def main(optiland_python):
+    helper = subprocess.Popen(
+        [optiland_python, str(HERE / "optiland_side.py")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    results = {}
+    for path in sorted(corpus().iterdir()):
+        optic, fallback, error = load(path)
+        entry = {"glass_fallback": fallback}
+        if optic is None:
+            entry["error"] = error
+            results[path.name] = entry
+            print(path.name, "error:", error[:100])
+            continue
+        if fallback is not None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    optics.load(path)
+                except OpticsError as exc:
+                    entry["error_without_fallback"] = str(exc)
+        request = {
+            "file": str(path),
+            "indices": indices(optic),
+            "rays": [list(r[1:]) for r in RAYS],
+            "wavelength": optic.primary_wavelength,
+            "toroids": {k: v / unit_scale(path) for k, v in toroids(optic).items()},
+        }
+        helper.stdin.write(json.dumps(request) + "\n")
+        helper.stdin.flush()
+        reply = json.loads(helper.stdout.readline())
+        if "error" in reply:
+            entry["optiland_error"] = reply["error"]
+            print(path.name, "optiland error:", reply["error"][:100])
+        else:
+            scale = unit_scale(path)
+            if scale != 1.0:
+                entry["optiland_lengths_scaled_by"] = scale
+                for key in ("efl", "epd", "ep_position", "xpd", "xp_position"):
+                    reply["paraxial"][key] *= scale
+                for key in "xyz":
+                    reply["rays"][key] = [v * scale for v in reply["rays"][key]]
+            entry["paraxial"] = reply["paraxial"]
+            entry["optiland_aperture"] = reply["aperture"]
+            entry["indices"] = request["indices"]
+            entry["optiland_indices"] = reply["optiland_indices"]
+            entry["rays"] = [
+                {"name": name, "hx": hx, "hy": hy, "px": px, "py": py}
+                | {k: reply["rays"][k][i] for k in "xyzLMN"}
+                for i, (name, hx, hy, px, py) in enumerate(RAYS)
+            ]
+            print(path.name, "measured")
+        results[path.name] = entry
+    helper.stdin.close()
+    helper.wait()
+    out = {
+        "measured_with": "Optiland 0.6.3 (tests/data/zemax/optiland_side.py)",
+        "primary_wavelength_only": True,
+        "files": results,
+    }
+    (HERE / "corpus_reference.json").write_text(json.dumps(out, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "/work/optiland-venv/bin/python")

@@ -1,0 +1,134 @@
+"""Monte Carlo on a separately started Dask cluster: `dask scheduler` + two `dask worker` processes.
+
+The cluster listens on 127.0.0.1 only and is torn down with timeouts.  The
+trials it runs must equal the in-process ones exactly, also when a worker is
+killed in the middle of the run (its trials rerun elsewhere, none lost or
+duplicated).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from optics import backend as be
+from optics.cli import main
+from optics.io import save
+from optics.tolerance import ToleranceModel, monte_carlo
+
+distributed = pytest.importorskip("distributed")
+
+from test_tolerance_sensitivity import ITEMS, cooke, section  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+START_TIMEOUT = 90.0  # seconds for the scheduler and both workers to come up (a loaded CI box)
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _stop(process):
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """(address, [worker processes]) of a scheduler and two single-threaded workers."""
+    logs = tmp_path_factory.mktemp("dask")
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    )
+    env.update(OMP_NUM_THREADS="1")
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    dask = [sys.executable, "-m", "dask"]
+    processes = []
+
+    def start(args, name):
+        log = open(logs / f"{name}.log", "w")
+        processes.append(subprocess.Popen(dask + args, env=env, stdout=log, stderr=log))
+        return processes[-1]
+
+    try:
+        port = address.rsplit(":", 1)[1]
+        start(["scheduler", "--host", "127.0.0.1", "--port", port, "--no-dashboard"], "scheduler")
+        worker = ["worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"]
+        workers = [
+            start([*worker, "--host", "127.0.0.1", "--name", f"w{i}"], f"w{i}") for i in (0, 1)
+        ]
+        deadline = time.monotonic() + START_TIMEOUT
+        with distributed.Client(address, timeout=f"{START_TIMEOUT}s") as client:
+            while len(client.scheduler_info()["workers"]) < 2:
+                if time.monotonic() > deadline or any(p.poll() is not None for p in processes):
+                    pytest.fail("the Dask test cluster did not start: see " + str(logs))
+                time.sleep(0.2)
+        yield address, workers
+    finally:
+        for process in reversed(processes):
+            _stop(process)
+
+
+def _model():
+    return ToleranceModel(cooke(section(ITEMS[:5])))
+
+
+def test_a_separately_started_cluster_gives_the_in_process_values(cluster):
+    address, _ = cluster
+    model = _model()
+    here = monte_carlo(model, 8, seed=4, workers=1)
+    there = monte_carlo(model, 8, seed=4, scheduler=address)
+    np.testing.assert_array_equal(there.draws, here.draws)
+    np.testing.assert_array_equal(there.values, here.values)  # identical, not close
+    assert np.isfinite(here.values).all()
+
+
+@pytest.mark.skipif("torch" not in be.available_backends(), reason="torch is not installed")
+def test_the_command_runs_its_monte_carlo_on_the_cluster_with_torch(cluster, tmp_path, capsys):
+    """The sensitivity analysis runs in the command's process; the trials go to the cluster."""
+    address, _ = cluster
+    path = save(cooke(section(ITEMS[1:3])), tmp_path / "lens.toml")
+    argv = ["tolerance", str(path), "--monte-carlo", "4", "--seed", "2", "--backend", "torch"]
+    argv += ["--json"]
+    assert main([*argv, "--scheduler", address]) == 0
+    there = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--workers", "1"]) == 0
+    here = json.loads(capsys.readouterr().out)
+    assert there == here
+    assert len(there["monte_carlo"]["values"]) == 4
+
+
+def test_a_worker_killed_mid_run_loses_and_duplicates_no_trial(cluster):
+    address, workers = cluster
+    model = _model()
+    trials = 16
+    here = monte_carlo(model, trials, seed=9, workers=1)
+    seen = []
+
+    def progress(done, total):
+        seen.append(done)
+        if len(seen) == 1:  # one batch back, the rest still running or queued
+            workers[1].send_signal(signal.SIGKILL)
+            workers[1].wait(timeout=10)
+
+    there = monte_carlo(model, trials, seed=9, scheduler=address, progress=progress)
+    assert workers[1].poll() is not None
+    assert seen[0] < trials and seen[-1] == trials  # killed mid-run; each trial counted once
+    np.testing.assert_array_equal(there.draws, here.draws)
+    np.testing.assert_array_equal(there.values, here.values)
