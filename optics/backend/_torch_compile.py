@@ -128,3 +128,14 @@ def explain_compile(fn, *args, **kwargs) -> CompileReport:
 def reset_compiled() -> None:
     """Forget every compiled graph of this process (TorchDynamo's caches)."""
     torch._dynamo.reset()
+
+
+def tracing():
+    return torch.compiler.is_compiling()
+
+
+compiling = tracing
+
+
+def abstract(x):
+    return False  # under TorchDynamo every tensor is symbolic: asked through compiling()

@@ -14,13 +14,19 @@ import numpy as np
 import torch
 
 from ._torch_compile import (  # noqa: F401  (the torch backend's compile names)
+    abstract,
     compile_function,
+    compiling,
     explain_compile,
     mark_trace_constant,
     reset_compiled,
+    tracing,
 )
 from ._torch_optim import TorchGradientOptimizer as gradient_optimizer  # noqa: F401
 from ._torch_optim import (  # noqa: F401  (the torch backend's derivative helpers)
+    as_parameter,
+    detach_all,
+    graph_free_loop,
     jacobian,
     value_and_grad,
 )
@@ -320,21 +326,6 @@ no_grad = torch.no_grad
 enable_grad = torch.enable_grad
 
 
-def tracing():
-    return torch.compiler.is_compiling()
-
-
-compiling = tracing
-
-
-def abstract(x):
-    return False  # under TorchDynamo every tensor is symbolic: asked through compiling()
-
-
-def as_parameter(x):
-    return x.detach().requires_grad_(True)
-
-
 def select():
     """Nothing to set up when torch is chosen (float64 is asked for per array)."""
 
@@ -378,19 +369,8 @@ def item(x):
     return x.item()
 
 
-def graph_free_loop(body, state, steps, active=None):
-    """``steps`` applications of ``body`` (a Python loop; the caller is under no_grad)."""
-    for _ in range(steps):
-        state = body(state)
-    return state
-
-
 def owns_dtype(dtype):
     return isinstance(dtype, torch.dtype)
-
-
-def detach_all(obj):
-    return obj  # no_grad() already stops recording for everything computed inside it
 
 
 def accumulate(total, term, weight):

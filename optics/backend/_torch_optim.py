@@ -137,3 +137,18 @@ class TorchGradientOptimizer:
         with torch.no_grad():
             for leaf, lo, hi in zip(self.leaves, self._lower, self._upper):
                 leaf.clamp_(float(lo), float(hi))
+
+
+def as_parameter(x):
+    return x.detach().requires_grad_(True)
+
+
+def graph_free_loop(body, state, steps, active=None):
+    """``steps`` applications of ``body`` (a Python loop; the caller is under no_grad)."""
+    for _ in range(steps):
+        state = body(state)
+    return state
+
+
+def detach_all(obj):
+    return obj  # no_grad() already stops recording for everything computed inside it
