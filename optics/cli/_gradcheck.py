@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import add_lens_options, load_lens, print_json, table
+from ._common import add_lens_options, lens_from_args, print_json, table
 
 
 def register(subparsers):
@@ -42,7 +42,7 @@ def register(subparsers):
 def run(args) -> int:
     from ..gradcheck import check_gradients
 
-    optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
+    optic = lens_from_args(args)
     report = check_gradients(optic, args.params, args.metric)
     if args.json:
         print_json(report)
