@@ -31,7 +31,8 @@ _GLASS = "#dbe9f6"  # fill of a lens element
 _OBJECT_SPACE = 0.15  # incoming rays of an object at infinity: this fraction of the track
 
 
-def _pyplot():
+def pyplot():
+    """matplotlib.pyplot, imported on first use (the headless Agg backend unless one is set)."""
     try:
         import matplotlib
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -167,7 +168,7 @@ def plot_layout(optic, ax=None, n_rays: int = 7):
 
     Returns the matplotlib Axes.
     """
-    plt = _pyplot()
+    plt = pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 4))
     px, py = fan(n_rays, "y")
@@ -229,7 +230,7 @@ def plot_spots(optic, axes=None, rings: int = 6):
 
     Returns the list of Axes.
     """
-    plt = _pyplot()
+    plt = pyplot()
     bundle = trace_bundle(optic, rings=rings)
     fields = bundle.fields
     if axes is None:
@@ -287,7 +288,7 @@ def _largest_offset(ax) -> float:
 
 def layout_and_spots_figure(optic, rings: int = 6):
     """One figure: the layout on top, a spot diagram per field below."""
-    plt = _pyplot()
+    plt = pyplot()
     n = len(optic.fields.values)
     fig = plt.figure(figsize=(max(9, 3 * n), 7.5))
     grid = fig.add_gridspec(2, n, height_ratios=[1.3, 1])
@@ -303,7 +304,7 @@ def check_image_path(path):
     The extension must be a format matplotlib writes (png, pdf, svg ...) and
     the folder must exist and be writable.
     """
-    _pyplot()
+    pyplot()
     from matplotlib.backend_bases import FigureCanvasBase
 
     path = os.fspath(path)
@@ -330,7 +331,7 @@ def save_figure(fig, path):
     The file gets the mode any new file gets (0666 less the umask, usually
     0644), or keeps the mode of the file it replaces.
     """
-    plt = _pyplot()
+    plt = pyplot()
     path = os.fspath(path)
     check_image_path(path)
     target = os.path.realpath(path)

@@ -6,35 +6,12 @@ backend unless a display backend was chosen, so plotting works headless.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from . import backend as be
-from .errors import OpticsError
+from .plot import pyplot
 
 _COLORS = ("tab:blue", "tab:green", "tab:red", "tab:purple", "tab:orange", "tab:brown")
-
-
-def _pyplot():
-    try:
-        import matplotlib
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise OpticsError("plotting needs matplotlib: pip install 'optics[plot]'") from exc
-    if "MPLBACKEND" not in os.environ:
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def save(fig, path):
-    """Write ``fig`` to ``path`` (format from the suffix) and close it."""
-    plt = _pyplot()
-    try:
-        fig.savefig(os.fspath(path), dpi=120)
-    finally:
-        plt.close(fig)
 
 
 def _label(field):
@@ -43,7 +20,7 @@ def _label(field):
 
 def opd_map_figure(results):
     """One OPD map (waves over the normalized pupil) per WavefrontResult."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(results), figsize=(4.2 * len(results), 3.8), squeeze=False)
     for ax, result in zip(axes[0], results):
         ok = be.to_numpy(result.valid)
@@ -62,7 +39,7 @@ def opd_map_figure(results):
 
 def psf_figure(result, log=False, width=None):
     """The PSF image around the chief-ray point (``width`` in mm; 40 pixels by default)."""
-    plt = _pyplot()
+    plt = pyplot()
     from matplotlib.colors import LogNorm
 
     image = be.to_numpy(result.image)
@@ -90,7 +67,7 @@ def psf_figure(result, log=False, width=None):
 
 def mtf_figure(result):
     """Tangential (solid) and sagittal (dashed) MTF per field, with the diffraction limit."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.2))
     f = be.to_numpy(result.frequencies)
     for i, field in enumerate(result.fields):
@@ -110,7 +87,7 @@ def mtf_figure(result):
 
 def encircled_energy_figure(curves):
     """Encircled energy versus radius; ``curves`` maps a label to an EnergyResult."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.2))
     for i, (label, energy) in enumerate(curves.items()):
         radii = be.to_numpy(energy.radii) * 1000.0

@@ -134,3 +134,14 @@ def test_demo_analyzes_and_plots_the_cooke_triplet(tmp_path, capsys):
     assert main(["demo", "-o", str(out), "--no-optimize"]) == 0
     assert "efl" in capsys.readouterr().out
     assert out.exists()
+
+
+def test_lens_options_reach_the_loader_by_name():
+    from argparse import Namespace
+
+    from optics.cli._common import lens_from_args
+
+    plain = lens_from_args(Namespace(lens="singlet", glass_fallback="model"))
+    assert plain.aiming == "paraxial"  # the fallback is not taken for an aiming mode
+    aimed = lens_from_args(Namespace(lens="singlet", glass_fallback=None, aiming="real"))
+    assert aimed.aiming == "real"

@@ -150,3 +150,11 @@ def test_spot_reference_is_the_primary_chief_even_when_not_traced(backend):
     assert float(be.item(spot.rms_radius_chief)) == pytest.approx(
         math.sqrt(np.mean(x * x + y * y)), rel=1e-12
     )
+
+
+def test_rays_that_overflow_are_invalid_not_silently_null(backend):
+    optic = optics.load("cooke_triplet")
+    optic.surfaces[-2].thickness = 1e308  # set in code: lens files refuse it
+    (spot, *_) = spot_diagram(optic, fields=[(0.0, 1.0)], wavelengths=[optic.primary_wavelength])
+    assert spot.n_invalid == spot.n_rays
+    assert spot.as_dict()["rms_radius_centroid"] is None

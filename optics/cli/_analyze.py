@@ -8,7 +8,7 @@ from ._common import (
     add_lens_options,
     backend_context,
     json_number,
-    load_lens,
+    lens_from_args,
     print_json,
     rings_option,
     table,
@@ -84,11 +84,7 @@ def run(args):
     from .. import backend as be
 
     with backend_context(args):
-        optic = load_lens(
-            args.lens,
-            aiming=getattr(args, "aiming", None),
-            glass_fallback=getattr(args, "glass_fallback", None),
-        )
+        optic = lens_from_args(args)
         report = analysis_report(optic, args.rings, be.get_backend())
     if args.json:
         print_json(report)

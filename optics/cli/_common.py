@@ -58,7 +58,7 @@ def add_lens_options(parser):
     )
 
 
-def load_lens(path, aiming=None, glass_fallback=None):
+def load_lens(path, *, aiming=None, glass_fallback=None):
     """Load a lens file or built-in sample (errors are OpticsError).
 
     ``aiming`` overrides the lens's ``[aiming] mode``; ``glass_fallback`` is
@@ -83,6 +83,16 @@ def load_lens(path, aiming=None, glass_fallback=None):
     if aiming is not None:
         optic.aiming = aiming
     return optic
+
+
+def lens_from_args(args, path=None):
+    """:func:`load_lens` of ``path`` (default ``args.lens``) with the command's
+    ``--aiming`` and ``--glass-fallback`` options, where it has them."""
+    return load_lens(
+        args.lens if path is None else path,
+        aiming=getattr(args, "aiming", None),
+        glass_fallback=getattr(args, "glass_fallback", None),
+    )
 
 
 def json_number(value):

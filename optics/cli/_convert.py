@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ._common import UsageError, add_lens_options, load_lens
+from ._common import UsageError, add_lens_options, lens_from_args
 
 
 def register(subparsers):
@@ -36,7 +36,7 @@ def run(args):
         same = source.exists() and os.path.samefile(source, output)
         what = "is the input file" if same else "exists"
         raise UsageError(f"{output} {what}; add --force to replace it")
-    optic = load_lens(args.input, args.glass_fallback)
+    optic = lens_from_args(args, args.input)
     save(optic, output)
     print(f"wrote {output} ({len(optic.surfaces)} surfaces) from {args.input}")
     return 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import backend as be
-from ._common import add_lens_options, load_lens, print_json, table
+from ._common import add_lens_options, lens_from_args, print_json, table
 
 
 def register(subparsers):
@@ -50,7 +50,7 @@ def register(subparsers):
 def run(args) -> int:
     from ..gradcheck import check_gradients
 
-    optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
+    optic = lens_from_args(args)
     report = check_gradients(optic, args.params, args.metric, backend=args.backend)
     if args.json:
         print_json(report)

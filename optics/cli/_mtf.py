@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from ..plot import check_image_path, save_figure
 from ._common import (
     UsageError,
     add_backend_options,
     add_lens_options,
     backend_context,
-    load_lens,
+    lens_from_args,
     print_json,
     table,
 )
@@ -84,16 +85,18 @@ def run(args):
     frequencies = parse_frequencies(args.frequencies)
     if args.samples is not None and args.samples < 8:
         raise UsageError(f"--samples must be at least 8, not {args.samples}")
+    if args.plot:
+        check_image_path(args.plot)  # before the work, not after it
     with backend_context(args):
-        optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
+        optic = lens_from_args(args)
         result = mtf(optic, None, frequencies, args.wavelength, samples=args.samples)
         if args.plot:
-            from ..plot_wavefront import mtf_figure, save
+            from ..plot_wavefront import mtf_figure
 
             top = float(be.item(result.cutoff[0]))
             curve = [top * k / 100 for k in range(101)]
             dense = mtf(optic, None, curve, args.wavelength, samples=result.samples)
-            save(mtf_figure(dense), args.plot)
+            save_figure(mtf_figure(dense), args.plot)
         report = result.as_dict()
         if args.geometric:
             _replace_with_geometric(optic, report, args.wavelength)

@@ -7,7 +7,7 @@ from ._common import (
     add_backend_options,
     add_lens_options,
     backend_context,
-    load_lens,
+    lens_from_args,
     rings_option,
 )
 
@@ -39,11 +39,7 @@ def run(args):
 
     check_image_path(args.output)
     with backend_context(args):
-        optic = load_lens(
-            args.lens,
-            aiming=getattr(args, "aiming", None),
-            glass_fallback=getattr(args, "glass_fallback", None),
-        )
+        optic = lens_from_args(args)
         save_figure(layout_and_spots_figure(optic, rings=args.rings), args.output)
     print(f"wrote {args.output}")
     return 0

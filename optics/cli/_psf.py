@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from ..plot import check_image_path, save_figure
 from ._common import (
     UsageError,
     add_backend_options,
     add_lens_options,
     backend_context,
-    load_lens,
+    lens_from_args,
     print_json,
     table,
 )
@@ -42,8 +43,10 @@ def run(args):
     from ..analysis.encircled_energy import psf_encircled_energy
     from ..analysis.psf import psf
 
+    if args.plot:
+        check_image_path(args.plot)  # before the work, not after it
     with backend_context(args):
-        optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
+        optic = lens_from_args(args)
         fields = optic.fields.normalized()
         if not 0 <= args.field < len(fields):
             raise UsageError(f"--field must be 0..{len(fields) - 1}, not {args.field}")
@@ -58,9 +61,9 @@ def run(args):
         radii = [pixel * k for k in (1, 2, 4, 8, 16)]
         energy = psf_encircled_energy(result, radii)
         if args.plot:
-            from ..plot_wavefront import psf_figure, save
+            from ..plot_wavefront import psf_figure
 
-            save(psf_figure(result, log=args.log), args.plot)
+            save_figure(psf_figure(result, log=args.log), args.plot)
     report = {
         "field": list(result.field),
         "wavelength": result.wavelength,

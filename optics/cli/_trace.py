@@ -12,7 +12,7 @@ from ._common import (
     add_lens_options,
     backend_context,
     json_number,
-    load_lens,
+    lens_from_args,
     print_json,
     table,
 )
@@ -157,11 +157,7 @@ def trace_csv_rows(optic, rows):
 def run(args):
     rows, lines = read_rays_csv(args.rays, with_lines=True)
     with backend_context(args):
-        optic = load_lens(
-            args.lens,
-            aiming=getattr(args, "aiming", None),
-            glass_fallback=getattr(args, "glass_fallback", None),
-        )
+        optic = lens_from_args(args)
         check_field_angles(optic, rows, lines, args.rays)
         results = trace_csv_rows(optic, rows)
     if args.json:

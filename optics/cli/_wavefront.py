@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from ..plot import check_image_path, save_figure
 from ._common import (
     UsageError,
     add_backend_options,
     add_lens_options,
     backend_context,
-    load_lens,
+    lens_from_args,
     print_json,
     table,
 )
@@ -61,13 +62,15 @@ def wavefront_report(optic, wavelength, rings):
 def run(args):
     if args.rings < 1:
         raise UsageError(f"--rings must be at least 1, not {args.rings}")
+    if args.plot:
+        check_image_path(args.plot)  # before the work, not after it
     with backend_context(args):
-        optic = load_lens(args.lens, getattr(args, "glass_fallback", None))
+        optic = lens_from_args(args)
         records, results = wavefront_report(optic, args.wavelength, args.rings)
         if args.plot:
-            from ..plot_wavefront import opd_map_figure, save
+            from ..plot_wavefront import opd_map_figure
 
-            save(opd_map_figure(results), args.plot)
+            save_figure(opd_map_figure(results), args.plot)
     if args.json:
         print_json(records)
         return 0

@@ -27,14 +27,7 @@ def propagate(optic, rays: Rays, *, record=False, clip=True, probe=None):
     surfaces = optic.surfaces
     frames = surface_frames(surfaces)
     medium = media(surfaces)
-    index_cache = {}
-
-    def index(material):
-        key = id(material)
-        if key not in index_cache:
-            index_cache[key] = material.index(rays.wavelength)
-        return index_cache[key]
-
+    index = index_lookup(rays.wavelength)
     history = [rays] if record else None
     probed = rays
     # Invalid rays carry finite garbage that may overflow; they are masked, not errors.
@@ -47,8 +40,35 @@ def propagate(optic, rays: Rays, *, record=False, clip=True, probe=None):
                 history.append(rays)
             if i == probe:
                 probed = rays
+        rays = rays.replace(valid=be.logical_and(rays.valid, _representable(rays)))
+        if record:
+            history[-1] = rays
     result = history if record else rays
     return result if probe is None else (result, probed)
+
+
+def _representable(rays):
+    """Rays whose image numbers are finite and small enough to square and sum.
+
+    A ray that crossed a 1e308 mm gap has finite but absurd coordinates that
+    overflow every statistic; beyond max_float**(1/4) (1e77 mm in float64,
+    4e9 mm in float32) a ray is no result.  NaN fails the comparison too.
+    """
+    size = be.abs(be.detach(rays.x)) + be.abs(be.detach(rays.y)) + be.abs(be.detach(rays.opd))
+    return size <= float(be.finfo(rays.x).max) ** 0.25
+
+
+def index_lookup(wavelength):
+    """``index(material)``: the material's refractive index at ``wavelength``, computed once."""
+    cache = {}
+
+    def index(material):
+        key = id(material)
+        if key not in cache:
+            cache[key] = material.index(wavelength)
+        return cache[key]
+
+    return index
 
 
 def trace_to_surface(optic, rays: Rays, index):
@@ -61,13 +81,7 @@ def trace_to_surface(optic, rays: Rays, index):
     surfaces = optic.surfaces
     frames = surface_frames(surfaces[: index + 1])
     medium = media(surfaces[: index + 1])
-    index_cache = {}
-
-    def refractive_index(material):
-        key = id(material)
-        if key not in index_cache:
-            index_cache[key] = material.index(rays.wavelength)
-        return index_cache[key]
+    refractive_index = index_lookup(rays.wavelength)
 
     with be.quiet_float_errors():
         for i in range(1, index):
