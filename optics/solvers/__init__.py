@@ -19,14 +19,8 @@ from ._condition import (
     normalized_solve_masked,
 )
 from ._field_newton import Newton2x2Result, implicit_correction_2x2, newton_2x2
-from ._scalar_newton import (
-    NON_CONVERGED,
-    NON_FINITE,
-    TANGENT,
-    ScalarRootProblem,
-    ScalarRootResult,
-    solve_scalar_root,
-)
+from ._rejections import NON_CONVERGED, NON_FINITE, TANGENT
+from ._scalar_newton import ScalarRootProblem, ScalarRootResult, solve_scalar_root
 from ._settings import (
     ResolvedSettings,
     SolverSettings,

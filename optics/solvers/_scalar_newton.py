@@ -40,13 +40,20 @@ rejected problems are never part of the graph and get exactly zero gradient.
 
 from __future__ import annotations
 
-import dataclasses
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from optics import backend as be
 
+from ._rejections import (
+    NON_CONVERGED,
+    NON_FINITE,
+    classify,
+    tally,
+    union,
+    warn_grouped,
+    warn_grouped_later,
+)
 from ._settings import resolve_settings
 from ._thresholds import (
     ROUND_OFF_CONSTANT,
@@ -59,10 +66,6 @@ from ._thresholds import (
 #: Compact the iteration (evaluate only the moving problems) once at most this
 #: fraction of them still moves; see ``_iterate``.
 COMPACT_FRACTION = 0.5
-
-#: The solver's own rejection categories, in priority order (a problem falls
-#: in the first that applies; the problem's own categories come after).
-NON_FINITE, NON_CONVERGED, TANGENT = "non_finite", "non_converged", "tangent"
 
 
 @runtime_checkable
@@ -226,11 +229,11 @@ def solve_scalar_root(
             t_bar, F, F_t, scale, n_iter = _iterate(
                 primal, t_bar, tol, max_iter, floor_constant, round_off_constant, compact
             )
-        rejected = _classify(primal, t_bar, F, F_t, scale, tol, floor_constant, round_off_constant)
+        rejected = classify(primal, t_bar, F, F_t, scale, tol, floor_constant, round_off_constant)
         # In a trace on an accelerator the counts are read after it, with its other checks.
         deferred = not static and be.reads_deferred(t_bar)
-        counts = {} if static or deferred else _tally(rejected)
-    regular = ~_union(rejected.values())
+        counts = {} if static or deferred else tally(rejected)
+    regular = ~union(rejected.values())
     grad = be.grad_active()
     if grad:
         valid = regular
@@ -254,9 +257,9 @@ def solve_scalar_root(
         deferred=deferred,
     )
     if deferred:
-        _warn_later(name, result, be.size(t_bar), grad, stacklevel + 1)
+        warn_grouped_later(name, result, be.size(t_bar), grad, stacklevel + 1)
     elif result.n_rejected:
-        _warn(name, result, be.size(t_bar), grad, stacklevel + 1)
+        warn_grouped(name, result, be.size(t_bar), grad, stacklevel + 1)
     return result
 
 
@@ -341,38 +344,6 @@ def _iterate_masked(problem, t, tol, n_steps, floor_constant, round_off_constant
     return t, n_steps
 
 
-def _union(masks):
-    """Elementwise or of one or more masks."""
-    masks = list(masks)
-    out = masks[0]
-    for m in masks[1:]:
-        out = out | m
-    return out
-
-
-def _classify(problem, t, F, F_t, scale, tol, floor_constant, round_off_constant):
-    """Graph-free rejection masks at the root, mutually exclusive, in priority order."""
-    extra = dict(problem.reject(t)) if hasattr(problem, "reject") else {}
-    non_finite = ~(be.isfinite(t) & be.isfinite(F) & be.isfinite(F_t) & be.isfinite(scale))
-    if NON_FINITE in extra:
-        non_finite = non_finite | extra.pop(NON_FINITE)
-    non_converged = ~non_finite & ~(be.abs(F) <= roundoff_tolerance(tol, t, round_off_constant))
-    taken = non_finite | non_converged
-    tangent = ~taken & (be.abs(F_t) <= slope_floor(scale, floor_constant))
-    taken = taken | tangent
-    rejected = {NON_FINITE: non_finite, NON_CONVERGED: non_converged, TANGENT: tangent}
-    for key, mask in extra.items():
-        rejected[key] = mask & ~taken
-        taken = taken | rejected[key]
-    return rejected
-
-
-def _tally(rejected):
-    """Category counts as Python ints, in one host transfer."""
-    host = be.to_numpy(be.stack([be.sum(m) for m in rejected.values()]))
-    return {key: int(v) for key, v in zip(rejected, host)}
-
-
 def _implicit_correction(problem, t_bar, regular, counts):
     """t = t̄ - F(t̄) / stopgrad(F_t(t̄)) on the regular problems only; others stay detached."""
     n_regular = be.size(t_bar) - sum(counts.values())
@@ -414,34 +385,3 @@ def _correction_terms(problem, t, subset=None):
         return problem.correction_terms(t, subset=subset)
     F, F_t, _ = problem.evaluate(t, subset=subset)
     return F, F_t
-
-
-def _warn_later(name, result, n, grad, stacklevel):
-    """:func:`_warn` with the counts and the worst residual read after the trace."""
-    if n == 0:
-        return
-    keys = list(result.rejected)
-    abs_F = be.abs(result.residual)
-    worst = be.max(be.where(be.isfinite(abs_F), abs_F, 0.0))
-    sums = [be.sum(result.rejected[key]) for key in keys]
-
-    def warn(values):
-        counts = {key: int(v) for key, v in zip(keys, values)}
-        if sum(counts.values()):
-            counted = dataclasses.replace(result, counts=counts, deferred=False)
-            _warn(name, counted, n, grad, stacklevel + 2, worst=values[-1])
-
-    be.read_later([*sums, worst], warn)
-
-
-def _warn(name, result, n, grad, stacklevel, worst=None):
-    """The one grouped RuntimeWarning of a solve."""
-    parts = ", ".join(f"{key}={count}" for key, count in result.counts.items() if count)
-    invalid = "all invalid, zero gradient" if grad else "non_finite and non_converged are invalid"
-    warnings.warn(
-        f"{name}: {result.n_rejected} of {n} problems rejected ({parts}; {invalid}) "
-        f"after {result.n_iter} iterations, worst residual "
-        f"{result.worst_residual if worst is None else worst:.3g}",
-        RuntimeWarning,
-        stacklevel=stacklevel,
-    )
