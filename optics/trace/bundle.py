@@ -165,27 +165,16 @@ def trace_bundle(
 
 
 def _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_order, aiming):
-    fields = tuple(optic.fields.normalized() if fields is None else fields)
-    wavelengths = tuple(optic.wavelengths.values if wavelengths is None else wavelengths)
+    fields, wavelengths, common, probe = _prepare(optic, fields, wavelengths, first_order, aiming)
     px, py = hexapolar(rings) if pupil is None else (be.asarray(pupil[0]), be.asarray(pupil[1]))
     px, py = be.reshape(px, (-1,)), be.reshape(py, (-1,))
-    first_order = paraxial(optic) if first_order is None else first_order
-    hx = be.asarray([h[0] for h in fields])
-    hy = be.asarray([h[1] for h in fields])
-    qx, qy = field_parameters(optic, hx, hy, first_order)
-    n_pupil = be.size(px)
-    zero = be.zeros_like(px[:1])
-    paraxial_aim = aiming_mode(optic, aiming) == "paraxial"
-    probe = optic.stop_index if paraxial_aim and not optic.fields.object_telecentric else None
-    common = dict(first_order=first_order, q=(qx, qy), wavelengths=wavelengths, aiming=aiming)
     if compiled:
         rays, _ = _trace(optic, pupil=(px, py), compiled=True, **common)
-        both, _ = _trace(optic, pupil=(zero, zero), **common)
-        chief, at_stop = _trace(optic, pupil=(zero, zero), clip=False, probe=probe, **common)
-        chief, clipped = _take(chief, 0), _take(both, 0)
-        at_stop = None if at_stop is None else _take(at_stop, 0)
+        chief, clipped, at_stop = _chief_rays(optic, probe, common)
     else:
         # Pupil rays, the chief clipped and the chief with apertures open: one batch.
+        n_pupil = be.size(px)
+        zero = be.zeros_like(px[:1])
         samples = (be.concatenate([px, zero, zero]), be.concatenate([py, zero, zero]))
         clip = np.ones(n_pupil + 2, dtype=bool)
         clip[-1] = False
@@ -193,22 +182,47 @@ def _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_orde
         rays = _reshaped(traced, lambda v: v[..., :n_pupil])
         clipped, chief = _take(traced, n_pupil), _take(traced, n_pupil + 1)
         at_stop = None if at_stop is None else _take(at_stop, n_pupil + 1)
+    shared = _shared_parts(optic, fields, wavelengths, common, chief, clipped, at_stop)
+    return Bundle(rays=rays, px=px, py=py, **shared)
+
+
+def _prepare(optic, fields, wavelengths, first_order, aiming):
+    """Fields, wavelengths, the trace arguments every batch shares, and the stop probe."""
+    fields = tuple(optic.fields.normalized() if fields is None else fields)
+    wavelengths = tuple(optic.wavelengths.values if wavelengths is None else wavelengths)
+    first_order = paraxial(optic) if first_order is None else first_order
+    hx = be.asarray([h[0] for h in fields])
+    hy = be.asarray([h[1] for h in fields])
+    q = field_parameters(optic, hx, hy, first_order)
+    paraxial_aim = aiming_mode(optic, aiming) == "paraxial"
+    probe = optic.stop_index if paraxial_aim and not optic.fields.object_telecentric else None
+    common = dict(first_order=first_order, q=q, wavelengths=wavelengths, aiming=aiming)
+    return fields, wavelengths, common, probe
+
+
+def _chief_rays(optic, probe, common):
+    """The chief rays with apertures open, clipped, and at the stop (or None): one batch."""
+    zero = be.asarray(np.zeros(2))
+    clip = be.asarray(np.array([True, False]))
+    chiefs, at_stop = _trace(optic, pupil=(zero, zero), clip=clip, probe=probe, **common)
+    return _take(chiefs, 1), _take(chiefs, 0), None if at_stop is None else _take(at_stop, 1)
+
+
+def _shared_parts(optic, fields, wavelengths, common, chief, clipped, at_stop):
+    """The Bundle fields that do not depend on the pupil samples (warns about the aim)."""
     if at_stop is not None:
-        warn_if_off_centre(optic, fields, at_stop, first_order)
+        warn_if_off_centre(optic, fields, at_stop, common["first_order"])
     primary = optic.wavelengths.primary_value
-    return Bundle(
-        rays=rays,
-        chief=chief,
-        chief_valid=chief.valid,
-        chief_blocked=be.logical_and(chief.valid, be.logical_not(clipped.valid)),
-        fields=fields,
-        wavelengths=wavelengths,
-        px=px,
-        py=py,
-        first_order=first_order,
-        primary=wavelengths.index(primary) if primary in wavelengths else None,
-        field_parameters=(qx, qy),
-    )
+    return {
+        "chief": chief,
+        "chief_valid": chief.valid,
+        "chief_blocked": be.logical_and(chief.valid, be.logical_not(clipped.valid)),
+        "fields": fields,
+        "wavelengths": wavelengths,
+        "first_order": common["first_order"],
+        "primary": wavelengths.index(primary) if primary in wavelengths else None,
+        "field_parameters": common["q"],
+    }
 
 
 def iter_bundle(
@@ -250,8 +264,6 @@ def iter_bundle(
     """
     if chunk_rays < 1:
         raise ValueError(f"chunk_rays must be >= 1, not {chunk_rays}")
-    fields = tuple(optic.fields.normalized() if fields is None else fields)
-    wavelengths = tuple(optic.wavelengths.values if wavelengths is None else wavelengths)
     if pupil is None:
         n_pupil = hexapolar_count(rings)
 
@@ -265,31 +277,11 @@ def iter_bundle(
             return px[start:stop], py[start:stop]
 
     with be.deferred_reads():  # host-read checks once per traced batch
-        first_order = paraxial(optic) if first_order is None else first_order
-        hx = be.asarray([h[0] for h in fields])
-        hy = be.asarray([h[1] for h in fields])
-        qx, qy = field_parameters(optic, hx, hy, first_order)
-        paraxial_aim = aiming_mode(optic, aiming) == "paraxial"
-        probe = optic.stop_index if paraxial_aim and not optic.fields.object_telecentric else None
-        common = dict(first_order=first_order, q=(qx, qy), wavelengths=wavelengths, aiming=aiming)
+        prepared = _prepare(optic, fields, wavelengths, first_order, aiming)
+        fields, wavelengths, common, probe = prepared
         # The chief ray clipped and with the apertures open, once for every slice.
-        zero = be.asarray(np.zeros(2))
-        both = be.asarray(np.array([True, False]))
-        chiefs, at_stop = _trace(optic, pupil=(zero, zero), clip=both, probe=probe, **common)
-    clipped, chief = _take(chiefs, 0), _take(chiefs, 1)
-    if at_stop is not None:
-        warn_if_off_centre(optic, fields, _take(at_stop, 1), first_order)
-    primary = optic.wavelengths.primary_value
-    shared = {
-        "chief": chief,
-        "chief_valid": chief.valid,
-        "chief_blocked": be.logical_and(chief.valid, be.logical_not(clipped.valid)),
-        "fields": fields,
-        "wavelengths": wavelengths,
-        "first_order": first_order,
-        "primary": wavelengths.index(primary) if primary in wavelengths else None,
-        "field_parameters": (qx, qy),
-    }
+        chief, clipped, at_stop = _chief_rays(optic, probe, common)
+    shared = _shared_parts(optic, fields, wavelengths, common, chief, clipped, at_stop)
     step = max(1, chunk_rays // (len(fields) * len(wavelengths)))
     bar = _progress_bar(n_pupil * len(fields) * len(wavelengths), progress)
     try:
