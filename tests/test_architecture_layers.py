@@ -21,6 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "optics"
 LAYERS = (
     ("optics._version", 0),
     ("optics.errors", 0),
+    ("optics._atomic", 0),
     ("optics.backend", 0),
     ("optics.solvers", 1),
     ("optics.polynomials", 2),
