@@ -25,7 +25,7 @@ from ..sampling import hexapolar, hexapolar_count, hexapolar_range
 from .aim import aiming_mode, launch, warn_if_off_centre
 from .blocks import in_blocks
 from .compiled import propagate_compiled
-from .propagate import propagate
+from .propagate import propagate, shared_lookup
 from .real_image_height import field_parameters
 
 
@@ -340,8 +340,10 @@ def _trace(
     if clip is not True and clip is not False:
         clip = be.reshape(clip, (1, 1, -1))
 
-    def run(qx, qy, px, py, wavelength, clip):
-        rays = launch(optic, qx, qy, px, py, wavelength, first_order, aiming=aiming)
+    lookups = {}
+
+    def run(qx, qy, px, py, part, clip):
+        rays = launch(optic, qx, qy, px, py, part, first_order, aiming=aiming)
         # Every surface type traces flat batches (n,): flatten, trace, restore.
         shape = (len(wavelengths), n_fields, be.size(px))
         flat = _reshaped(rays, lambda v: be.reshape(be.broadcast_to(v, shape), (-1,)))
@@ -349,7 +351,8 @@ def _trace(
             return _reshaped(propagate_compiled(optic, flat), lambda v: be.reshape(v, shape)), None
         if clip is not True and clip is not False:
             clip = be.reshape(be.broadcast_to(clip, shape), (-1,))
-        traced = propagate(optic, flat, clip=clip, probe=probe)
+        index = shared_lookup(flat.wavelength, part is wavelength, lookups, shape)
+        traced = propagate(optic, flat, clip=clip, probe=probe, index=index)
         traced, probed = traced if probe is not None else (traced, None)
         restore = lambda v: be.reshape(v, shape)  # noqa: E731
         return _reshaped(traced, restore), None if probed is None else _reshaped(probed, restore)
