@@ -38,6 +38,7 @@ LAYERS = (
     ("optics.params", 5),
     ("optics.paraxial", 6),
     ("optics.trace.propagate", 7),
+    ("optics.trace.blocks", 7),
     ("optics.trace.launch", 8),
     ("optics.trace._aim_solve", 8),
     ("optics.trace.aim", 8),
