@@ -28,6 +28,7 @@ from ._autodiff import (  # noqa: F401  (re-exported through __all__)
     no_grad,
     parameter,
     quiet_float_errors,
+    recompute,
     requires_grad,
 )
 from ._compile import (  # noqa: F401  (re-exported through __all__)
@@ -80,6 +81,7 @@ from ._creation import (  # noqa: F401  (re-exported through __all__)
 from ._deferred import (  # noqa: F401  (re-exported through __all__)
     count_host_reads,
     deferred_reads,
+    host_reads_cheap,
     read_later,
     reads_deferred,
 )
