@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _extra_rows  # noqa: E402
 from _cases import saved_bytes, trace_case  # noqa: E402
+from _optiland_driver import Helper, prescription  # noqa: E402
 from _systems import FIELD, SYSTEMS, build, pupil  # noqa: E402
 
 from optics import backend as be  # noqa: E402
@@ -61,64 +61,12 @@ SAVED_BYTES_RAYS = 10**5
 SAVED_BYTES_TARGET = 170.0
 
 
-def prescription(system):
-    """The plain-data prescription of ``system`` that the Optiland helper builds."""
-    optic = build(system)
-    surfaces = []
-    for surface in optic.surfaces:
-        geometry = surface.geometry
-        row = {"radius": float(geometry.radius), "thickness": float(surface.thickness)}
-        if hasattr(surface.material, "catalog"):
-            row["material"] = [surface.material.name, surface.material.catalog]
-        if surface.is_stop:
-            row["stop"] = True
-        if geometry.type_name == "chebyshev":
-            row["chebyshev"] = {
-                "coefficients": geometry.coefficients,
-                "norm_x": geometry.norm_x,
-                "norm_y": geometry.norm_y,
-                "tol": geometry.tol,
-                "max_iter": geometry.max_iter,
-            }
-        surfaces.append(row)
-    surfaces[-1]["thickness"] = 0.0
-    return {
-        "surfaces": surfaces,
-        "epd": float(optic.aperture.value),
-        "fields": [float(y) for _, y in optic.fields.values],
-        "wavelengths": [float(w) for w in optic.wavelengths.values],
-        "primary": float(optic.primary_wavelength),
-    }
-
-
-class Optiland:
-    """The helper subprocess: one JSON request per line, one JSON reply per line."""
+class Optiland(Helper):
+    """The trace helper (``_optiland_helper.py``) with both benchmark systems."""
 
     def __init__(self, python):
-        script = Path(__file__).with_name("_optiland_helper.py")
-        self.process = subprocess.Popen(
-            [python, "-W", "ignore", str(script)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-        )
         setup = {"systems": {name: prescription(name) for name in SYSTEMS}, "field": FIELD}
-        self.version = self.ask(setup)["ready"]
-
-    def ask(self, request):
-        self.process.stdin.write(json.dumps(request) + "\n")
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError("the Optiland helper stopped (see its messages above)")
-        reply = json.loads(line)
-        if "error" in reply:
-            raise RuntimeError(f"Optiland helper: {reply['error']} (request {request})")
-        return reply
-
-    def close(self):
-        self.process.stdin.close()
-        self.process.wait(timeout=60)
+        super().__init__("_optiland_helper.py", setup, python)
 
 
 def _timed(run):
