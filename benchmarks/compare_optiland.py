@@ -15,6 +15,9 @@ compile before the first repeat and report the time that took.
 
 Rates are ray·surfaces per second (rays × 7 surfaces: 6 lens surfaces and the
 image) for the Cooke triplet and its Chebyshev variant (``_systems.py``).
+The last rows time the analyses on the trace, wavefront/PSF/MTF and Monte
+Carlo tolerancing, with the cases of their own benchmark files
+(``_analysis_rows.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _analysis_rows  # noqa: E402
 import _extra_rows  # noqa: E402
 from _cases import saved_bytes, trace_case  # noqa: E402
 from _optiland_driver import Helper, prescription  # noqa: E402
@@ -264,6 +268,11 @@ def main(argv=None):
         help="skip the NumPy rows under a competing memory-bound job",
     )
     parser.add_argument(
+        "--no-analyses",
+        action="store_true",
+        help="skip the wavefront/PSF/MTF and Monte Carlo tolerancing rows",
+    )
+    parser.add_argument(
         "--rss-rays",
         type=float,
         default=1e7,
@@ -285,8 +294,14 @@ def main(argv=None):
     chunked = _extra_rows.chunked_rates(repeats=args.repeats)
     rss = _extra_rows.chunked_peak_rss(int(args.rss_rays)) if args.rss_rays else None
     reads = {system: _extra_rows.host_reads(system) for system in SYSTEMS}
+    wavefront = tolerance = None
+    if not args.no_analyses:
+        wavefront = _analysis_rows.wavefront_times(args.optiland_python, args.repeats)
+        tolerance = _analysis_rows.tolerance_rates(args.optiland_python, args.repeats)
     print(table(ours, theirs, compile_seconds, saved, adam, optiland.version))
     print("\n".join(extra_table(competing, chunked, rss, reads)))
+    if wavefront is not None:
+        print("\n".join(_analysis_rows.rows(wavefront, tolerance)))
     if args.json:
         numbers = {
             "optics": ours,
@@ -298,6 +313,10 @@ def main(argv=None):
             "chunked_rates": chunked,
             "chunked_peak_rss": rss,
             "host_reads": reads,
+            "wavefront_s": None
+            if wavefront is None
+            else {f"{backend} {case}": pair for (backend, case), pair in wavefront.items()},
+            "tolerance_trials_per_s": tolerance,
         }
         args.json.write_text(json.dumps(numbers, indent=2))
 
