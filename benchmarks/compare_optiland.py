@@ -140,7 +140,7 @@ def measure_competing(optiland, repeats):
     return out
 
 
-def extra_table(competing, chunked, rss, reads):
+def extra_table(competing, chunked, rss, reads, sync_free_reads=None):
     """The rows of issue 17 that are not in :func:`table`."""
     lines = []
     for label, (ours, theirs) in competing.items():
@@ -165,6 +165,11 @@ def extra_table(competing, chunked, rss, reads):
         lines.append(
             f"| Host reads in a Torch trace, {system} | 1e+03 | {count} | - | - | "
             "1 (after the trace) |"
+        )
+    for system, count in (sync_free_reads or {}).items():
+        lines.append(
+            f"| Host reads in a Torch trace, {system}, sync-free Newton (the GPU default) | "
+            f"1e+03 | {count} | - | - | 1 (after the trace) |"
         )
     return lines
 
@@ -294,12 +299,13 @@ def main(argv=None):
     chunked = _extra_rows.chunked_rates(repeats=args.repeats)
     rss = _extra_rows.chunked_peak_rss(int(args.rss_rays)) if args.rss_rays else None
     reads = {system: _extra_rows.host_reads(system) for system in SYSTEMS}
+    sync_free = {"cooke_chebyshev": _extra_rows.host_reads("cooke_chebyshev", sync_free=True)}
     wavefront = tolerance = None
     if not args.no_analyses:
         wavefront = _analysis_rows.wavefront_times(args.optiland_python, args.repeats)
         tolerance = _analysis_rows.tolerance_rates(args.optiland_python, args.repeats)
     print(table(ours, theirs, compile_seconds, saved, adam, optiland.version))
-    print("\n".join(extra_table(competing, chunked, rss, reads)))
+    print("\n".join(extra_table(competing, chunked, rss, reads, sync_free)))
     if wavefront is not None:
         print("\n".join(_analysis_rows.rows(wavefront, tolerance)))
     if args.json:
@@ -313,6 +319,7 @@ def main(argv=None):
             "chunked_rates": chunked,
             "chunked_peak_rss": rss,
             "host_reads": reads,
+            "host_reads_sync_free": sync_free,
             "wavefront_s": None
             if wavefront is None
             else {f"{backend} {case}": pair for (backend, case), pair in wavefront.items()},
