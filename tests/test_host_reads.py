@@ -40,12 +40,19 @@ def _trace_reads(optic, *, grad=False):
     return reads, rays
 
 
+def _optic(system, grad, surface):
+    """The benchmark system, with surface ``surface``'s radius a gradient leaf if ``grad``."""
+    optic = build(system)
+    if grad:
+        geometry = optic.surfaces[surface].geometry
+        geometry.radius = be.parameter(geometry.radius)
+    return optic
+
+
 @pytest.mark.parametrize("grad", [False, True])
 def test_a_cooke_trace_reads_the_host_once(grad):
     with be.using("torch", precision="float64"):
-        optic = build("cooke")
-        if grad:
-            optic.surfaces[2].geometry.radius = be.parameter(optic.surfaces[2].geometry.radius)
+        optic = _optic("cooke", grad, 2)
         with be.enable_grad() if grad else be.no_grad():
             reads, rays = _trace_reads(optic, grad=grad)
     assert reads["where"] == ["numpy"]  # the one deferred read of the checks
@@ -55,9 +62,7 @@ def test_a_cooke_trace_reads_the_host_once(grad):
 @pytest.mark.parametrize("grad", [False, True])
 def test_a_chebyshev_trace_with_a_fixed_step_count_reads_the_host_once(grad):
     with be.using("torch", precision="float64"):
-        optic = build("cooke_chebyshev")
-        if grad:
-            optic.surfaces[6].geometry.radius = be.parameter(optic.surfaces[6].geometry.radius)
+        optic = _optic("cooke_chebyshev", grad, 6)
         with be.enable_grad() if grad else be.no_grad(), forced_iterations(12):
             reads, fixed = _trace_reads(optic, grad=grad)
         with be.no_grad():
@@ -75,9 +80,7 @@ def test_a_chebyshev_trace_with_a_fixed_step_count_reads_the_host_once(grad):
 def test_a_sync_free_chebyshev_trace_reads_the_host_once(grad):
     # The mode a GPU trace runs in by default; forced here on the CPU.
     with be.using("torch", precision="float64"):
-        optic = build("cooke_chebyshev")
-        if grad:
-            optic.surfaces[6].geometry.radius = be.parameter(optic.surfaces[6].geometry.radius)
+        optic = _optic("cooke_chebyshev", grad, 6)
         radius = optic.surfaces[6].geometry.radius
         gradients = []
         for mode in (True, False):
