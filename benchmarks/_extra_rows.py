@@ -54,14 +54,24 @@ def chunked_peak_rss(rays, chunk=1 << 20):
     return result["peak_rss_mib"], result["seconds"], result["rays"]
 
 
-def host_reads(system):
-    """Host reads of tensors during one eager Torch trace (no grad) of ``system``."""
+def host_reads(system, sync_free=None):
+    """Host reads of tensors during one eager Torch trace (no grad) of ``system``.
+
+    ``sync_free`` as in ``optics.solvers.solver_settings``: None lets the
+    solver choose (on CPU tensors the early-exit Newton loop, one read per
+    step), True is the mode a GPU trace runs in.
+    """
     from _systems import FIELD, build, pupil
 
     from optics import backend as be
+    from optics.solvers import solver_settings
     from optics.trace import trace_rays
 
-    with be.using("torch", precision="float64", device="cpu"), be.no_grad():
+    with (
+        be.using("torch", precision="float64", device="cpu"),
+        be.no_grad(),
+        solver_settings(sync_free=sync_free),
+    ):
         optic = build(system)
         px, py = (be.asarray(a) for a in pupil(1000))
         trace_rays(optic, *FIELD, px, py)

@@ -22,45 +22,16 @@ import optiland.backend as be  # noqa: E402
 be.set_backend("torch")
 be.set_precision("float64")
 
-from optiland import optic, optimization  # noqa: E402
-from optiland.materials import IdealMaterial  # noqa: E402
-
-
-def build(problem):
-    lens = optic.Optic()
-    lens.add_surface(index=0, radius=float("inf"), thickness=float("inf"))
-    for i, (radius, thickness, index, stop) in enumerate(problem["rows"], start=1):
-        extra = {"material": IdealMaterial(n=index)} if index else {}
-        lens.add_surface(index=i, radius=radius, thickness=thickness, is_stop=stop, **extra)
-    lens.add_surface(index=len(problem["rows"]) + 1)
-    lens.set_aperture(aperture_type="EPD", value=problem["epd"])
-    lens.set_field_type(field_type="angle")
-    for y in problem["fields"]:
-        lens.add_field(y=y)
-    lens.add_wavelength(value=problem["wavelength"], is_primary=True)
-    return lens
+from _optiland_common import build, rows_spec, spot_inputs  # noqa: E402
+from optiland import optimization  # noqa: E402
 
 
 def main():
     problem, repeats = json.loads(sys.argv[1]), int(sys.argv[2])
-    lens = build(problem)
+    lens = build(rows_spec(problem))
     merit = optimization.OptimizationProblem()
-    top = max(problem["fields"])
-    for y in problem["fields"]:
-        merit.add_operand(
-            operand_type="rms_spot_size",
-            target=0.0,
-            weight=1.0,
-            input_data={
-                "optic": lens,
-                "surface_number": -1,
-                "Hx": 0.0,
-                "Hy": y / top,
-                "num_rays": problem["rings"],
-                "wavelength": problem["wavelength"],
-                "distribution": "hexapolar",
-            },
-        )
+    for inputs in spot_inputs(lens, problem):
+        merit.add_operand(operand_type="rms_spot_size", target=0.0, weight=1.0, input_data=inputs)
     merit.add_operand(
         operand_type="f2", target=problem["efl"], weight=1.0, input_data={"optic": lens}
     )

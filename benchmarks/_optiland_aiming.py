@@ -22,24 +22,12 @@ import time
 
 import numpy as np
 import optiland.backend as obe
-from optiland.materials import IdealMaterial
-from optiland.optic import Optic
+from _optiland_common import build, configure
 
 
-def build(spec):
-    lens = Optic()
-    for index, surface in enumerate(spec["surfaces"]):
-        kwargs = {"index": index, "radius": surface["radius"], "thickness": surface["thickness"]}
-        if surface.get("index"):
-            kwargs["material"] = IdealMaterial(n=surface["index"])
-        if surface.get("stop"):
-            kwargs["is_stop"] = True
-        lens.surfaces.add(**kwargs)
-    lens.set_aperture(aperture_type="EPD", value=spec["epd"])
-    lens.fields.set_type(field_type="angle")
-    for value in spec["fields"]:
-        lens.fields.add(y=value)
-    lens.wavelengths.add(value=spec["wavelength"], is_primary=True)
+def build_aimed(spec):
+    """The lens with Optiland's iterative real-ray aiming, no cache (every call aims afresh)."""
+    lens = build(spec)
     lens.ray_tracer.set_aiming("iterative", max_iter=50, tol=spec["tol"], cache=False)
     return lens
 
@@ -48,11 +36,8 @@ def main():
     spec = json.loads(sys.argv[1])
     torch = spec["backend"] == "torch"
     if torch:
-        obe.set_backend("torch")
-        obe.set_precision("float64")
-        obe.set_device("cpu")
-        obe.grad_mode.enable()
-    lens = build(spec)
+        configure("torch", grad=True)
+    lens = build_aimed(spec)
     top = max(spec["fields"])
     hy = np.repeat([f / top for f in spec["fields"]], len(spec["px"]))
     px = np.tile(spec["px"], len(spec["fields"]))

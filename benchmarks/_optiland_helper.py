@@ -4,7 +4,7 @@ It never imports optics.  The driver starts it once with
 ``python _optiland_helper.py`` and talks to it one JSON object per line:
 
 - the first line is the prescription ``{"systems": {name: spec}}`` (see
-  ``prescription`` in compare_optiland.py); the reply is ``{"ready": version}``;
+  ``prescription`` in _optiland_driver.py); the reply is ``{"ready": version}``;
 - then each request ``{"case": ..., "system": ..., "n": ...}`` runs that case
   once and replies ``{"seconds": s}`` (or ``{"bytes": b}`` for
   ``saved_bytes``, ``{"x": [...], "y": [...]}`` for ``image_xy``).
@@ -19,57 +19,21 @@ Optiland's public API is used.
 
 from __future__ import annotations
 
-import importlib.metadata
-import json
-import sys
 import time
 
 import numpy as np
-import optiland.backend as obe
-from optiland.optic import Optic
+from _optiland_common import build, configure, serve
 
 _LENSES: dict = {}
 _PUPILS: dict = {}
 
 
-def _build(spec):
-    """An Optiland Optic from the driver's plain-data prescription."""
-    lens = Optic()
-    for index, surface in enumerate(spec["surfaces"]):
-        kwargs = {"index": index, "thickness": surface["thickness"], "radius": surface["radius"]}
-        if surface.get("material"):
-            kwargs["material"] = tuple(surface["material"])
-        if surface.get("stop"):
-            kwargs["is_stop"] = True
-        if surface.get("chebyshev"):
-            kwargs.update(surface_type="chebyshev", **surface["chebyshev"])
-        lens.surfaces.add(**kwargs)
-    lens.set_aperture(aperture_type="EPD", value=spec["epd"])
-    lens.fields.set_type(field_type="angle")
-    for value in spec["fields"]:
-        lens.fields.add(y=value)
-    for value in spec["wavelengths"]:
-        lens.wavelengths.add(value=value, is_primary=value == spec["primary"])
-    return lens
-
-
-def _configure(backend, grad):
-    obe.set_backend(backend)
-    if backend == "torch":
-        obe.set_precision("float64")
-        obe.set_device("cpu")
-        if grad:
-            obe.grad_mode.enable()
-        else:
-            obe.grad_mode.disable()
-
-
 def _lens(system, backend, grad):
     key = (system, backend, grad)
     if key not in _LENSES:
-        _configure(backend, grad)
-        _LENSES[key] = _build(SPECS[system])
-    _configure(backend, grad)
+        configure(backend, grad)
+        _LENSES[key] = build(SPECS[system])
+    configure(backend, grad)
     return _LENSES[key]
 
 
@@ -134,18 +98,11 @@ def run(request):
     return {"seconds": time.perf_counter() - started}
 
 
-def main():
+def setup(request):
+    """The first line: the prescriptions and the field."""
     global SPECS, FIELD, PRIMARY
-    setup = json.loads(sys.stdin.readline())
-    SPECS, FIELD = setup["systems"], tuple(setup["field"])
+    SPECS, FIELD = request["systems"], tuple(request["field"])
     PRIMARY = next(iter(SPECS.values()))["primary"]
-    print(json.dumps({"ready": importlib.metadata.version("optiland")}), flush=True)
-    for line in sys.stdin:
-        try:
-            reply = run(json.loads(line))
-        except Exception as exc:  # reported to the driver, which stops
-            reply = {"error": f"{type(exc).__name__}: {exc}"}
-        print(json.dumps(reply), flush=True)
 
 
 SPECS: dict = {}
@@ -153,4 +110,4 @@ FIELD = (0.0, 0.0)
 PRIMARY = 0.55
 
 if __name__ == "__main__":
-    main()
+    serve(setup, run)

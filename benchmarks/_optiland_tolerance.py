@@ -18,26 +18,10 @@ import warnings
 
 warnings.filterwarnings("ignore")
 
-from optiland import optic  # noqa: E402
-from optiland.materials import IdealMaterial  # noqa: E402
+from _optiland_common import build, rows_spec, spot_inputs  # noqa: E402
 from optiland.tolerancing.core import Tolerancing  # noqa: E402
 from optiland.tolerancing.monte_carlo import MonteCarlo  # noqa: E402
 from optiland.tolerancing.perturbation import DistributionSampler  # noqa: E402
-
-
-def build(problem):
-    lens = optic.Optic()
-    lens.add_surface(index=0, radius=float("inf"), thickness=float("inf"))
-    for i, (radius, thickness, index, stop) in enumerate(problem["rows"], start=1):
-        extra = {"material": IdealMaterial(n=index)} if index else {}
-        lens.add_surface(index=i, radius=radius, thickness=thickness, is_stop=stop, **extra)
-    lens.add_surface(index=len(problem["rows"]) + 1)
-    lens.set_aperture(aperture_type="EPD", value=problem["epd"])
-    lens.set_field_type(field_type="angle")
-    for y in problem["fields"]:
-        lens.add_field(y=y)
-    lens.add_wavelength(value=problem["wavelength"], is_primary=True)
-    return lens
 
 
 def uniform(center, half_width, seed):
@@ -47,23 +31,10 @@ def uniform(center, half_width, seed):
 
 
 def tolerancing(problem):
-    lens = build(problem)
+    lens = build(rows_spec(problem))
     tol = Tolerancing(lens)
-    top = max(problem["fields"])
-    for y in problem["fields"]:
-        tol.add_operand(
-            operand_type="rms_spot_size",
-            target=0.0,
-            input_data={
-                "optic": lens,
-                "surface_number": -1,
-                "Hx": 0.0,
-                "Hy": y / top,
-                "num_rays": problem["rings"],
-                "wavelength": problem["wavelength"],
-                "distribution": "hexapolar",
-            },
-        )
+    for inputs in spot_inputs(lens, problem):
+        tol.add_operand(operand_type="rms_spot_size", target=0.0, input_data=inputs)
     seed = 0
     for item in problem["items"]:
         seed += 1

@@ -16,58 +16,67 @@ field at the primary wavelength, with Optiland's public API:
 
 from __future__ import annotations
 
-import importlib.metadata
-import json
-import sys
 import time
 
-from _optiland_helper import _build, _configure
+from _optiland_common import build, configure, serve
 from optiland.mtf import FFTMTF
 from optiland.psf import FFTPSF
 from optiland.wavefront import ZernikeOPD
 
+SETUP: dict = {}
+_LENSES: dict = {}
 
-def main():
-    setup = json.loads(sys.stdin.readline())
-    lenses = {}
-    fields = [tuple(f) for f in setup["fields"]]
-    wavelength = setup["spec"]["primary"]
-    rings, samples, grid = setup["rings"], setup["samples"], setup["grid"]
 
-    def wavefront(lens):
-        for field in fields:
-            ZernikeOPD(lens, field, wavelength, num_rings=rings, num_terms=37)
+def _fields():
+    return [tuple(f) for f in SETUP["fields"]]
 
-    def psf(lens):
-        for field in fields:
-            FFTPSF(lens, field, wavelength, num_rays=samples, grid_size=grid).strehl_ratio()
 
-    def mtf(lens):
-        FFTMTF(lens, fields=fields, wavelength=wavelength, num_rays=samples, grid_size=grid)
+def wavefront(lens):
+    for field in _fields():
+        ZernikeOPD(lens, field, SETUP["spec"]["primary"], num_rings=SETUP["rings"], num_terms=37)
 
-    cases = {"wavefront": wavefront, "psf": psf, "mtf": mtf}
-    print(json.dumps({"ready": importlib.metadata.version("optiland")}), flush=True)
-    for line in sys.stdin:
-        request = json.loads(line)
-        try:
-            backend = request.get("backend", "numpy")
-            _configure(backend, False)
-            if backend == "torch":
-                import torch
 
-                torch.set_num_threads(1)
-            if backend not in lenses:
-                lenses[backend] = _build(setup["spec"])
-            seconds = []
-            for _ in range(request["repeat"]):
-                started = time.perf_counter()
-                cases[request["case"]](lenses[backend])
-                seconds.append(time.perf_counter() - started)
-            reply = {"seconds": seconds}
-        except Exception as exc:  # reported to the driver, which fails the benchmark
-            reply = {"error": f"{type(exc).__name__}: {exc}"}
-        print(json.dumps(reply), flush=True)
+def psf(lens):
+    for field in _fields():
+        FFTPSF(
+            lens,
+            field,
+            SETUP["spec"]["primary"],
+            num_rays=SETUP["samples"],
+            grid_size=SETUP["grid"],
+        ).strehl_ratio()
+
+
+def mtf(lens):
+    FFTMTF(
+        lens,
+        fields=_fields(),
+        wavelength=SETUP["spec"]["primary"],
+        num_rays=SETUP["samples"],
+        grid_size=SETUP["grid"],
+    )
+
+
+CASES = {"wavefront": wavefront, "psf": psf, "mtf": mtf}
+
+
+def run(request):
+    """Run one case ``repeat`` times on one Optiland backend; the seconds of each."""
+    backend = request.get("backend", "numpy")
+    configure(backend, False)
+    if backend == "torch":
+        import torch
+
+        torch.set_num_threads(1)
+    if backend not in _LENSES:
+        _LENSES[backend] = build(SETUP["spec"])
+    seconds = []
+    for _ in range(request["repeat"]):
+        started = time.perf_counter()
+        CASES[request["case"]](_LENSES[backend])
+        seconds.append(time.perf_counter() - started)
+    return {"seconds": seconds}
 
 
 if __name__ == "__main__":
-    main()
+    serve(SETUP.update, run)

@@ -15,6 +15,9 @@ compile before the first repeat and report the time that took.
 
 Rates are ray·surfaces per second (rays × 7 surfaces: 6 lens surfaces and the
 image) for the Cooke triplet and its Chebyshev variant (``_systems.py``).
+The last rows time the analyses on the trace, wavefront/PSF/MTF and Monte
+Carlo tolerancing, with the cases of their own benchmark files
+(``_analysis_rows.py``).
 """
 
 from __future__ import annotations
@@ -22,15 +25,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _analysis_rows  # noqa: E402
 import _extra_rows  # noqa: E402
 from _cases import saved_bytes, trace_case  # noqa: E402
+from _optiland_driver import Helper, prescription  # noqa: E402
 from _systems import FIELD, SYSTEMS, build, pupil  # noqa: E402
 
 from optics import backend as be  # noqa: E402
@@ -61,64 +65,12 @@ SAVED_BYTES_RAYS = 10**5
 SAVED_BYTES_TARGET = 170.0
 
 
-def prescription(system):
-    """The plain-data prescription of ``system`` that the Optiland helper builds."""
-    optic = build(system)
-    surfaces = []
-    for surface in optic.surfaces:
-        geometry = surface.geometry
-        row = {"radius": float(geometry.radius), "thickness": float(surface.thickness)}
-        if hasattr(surface.material, "catalog"):
-            row["material"] = [surface.material.name, surface.material.catalog]
-        if surface.is_stop:
-            row["stop"] = True
-        if geometry.type_name == "chebyshev":
-            row["chebyshev"] = {
-                "coefficients": geometry.coefficients,
-                "norm_x": geometry.norm_x,
-                "norm_y": geometry.norm_y,
-                "tol": geometry.tol,
-                "max_iter": geometry.max_iter,
-            }
-        surfaces.append(row)
-    surfaces[-1]["thickness"] = 0.0
-    return {
-        "surfaces": surfaces,
-        "epd": float(optic.aperture.value),
-        "fields": [float(y) for _, y in optic.fields.values],
-        "wavelengths": [float(w) for w in optic.wavelengths.values],
-        "primary": float(optic.primary_wavelength),
-    }
-
-
-class Optiland:
-    """The helper subprocess: one JSON request per line, one JSON reply per line."""
+class Optiland(Helper):
+    """The trace helper (``_optiland_helper.py``) with both benchmark systems."""
 
     def __init__(self, python):
-        script = Path(__file__).with_name("_optiland_helper.py")
-        self.process = subprocess.Popen(
-            [python, "-W", "ignore", str(script)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-        )
         setup = {"systems": {name: prescription(name) for name in SYSTEMS}, "field": FIELD}
-        self.version = self.ask(setup)["ready"]
-
-    def ask(self, request):
-        self.process.stdin.write(json.dumps(request) + "\n")
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError("the Optiland helper stopped (see its messages above)")
-        reply = json.loads(line)
-        if "error" in reply:
-            raise RuntimeError(f"Optiland helper: {reply['error']} (request {request})")
-        return reply
-
-    def close(self):
-        self.process.stdin.close()
-        self.process.wait(timeout=60)
+        super().__init__("_optiland_helper.py", setup, python)
 
 
 def _timed(run):
@@ -188,7 +140,7 @@ def measure_competing(optiland, repeats):
     return out
 
 
-def extra_table(competing, chunked, rss, reads):
+def extra_table(competing, chunked, rss, reads, sync_free_reads=None):
     """The rows of issue 17 that are not in :func:`table`."""
     lines = []
     for label, (ours, theirs) in competing.items():
@@ -213,6 +165,11 @@ def extra_table(competing, chunked, rss, reads):
         lines.append(
             f"| Host reads in a Torch trace, {system} | 1e+03 | {count} | - | - | "
             "1 (after the trace) |"
+        )
+    for system, count in (sync_free_reads or {}).items():
+        lines.append(
+            f"| Host reads in a Torch trace, {system}, sync-free Newton (the GPU default) | "
+            f"1e+03 | {count} | - | - | 1 (after the trace) |"
         )
     return lines
 
@@ -316,6 +273,11 @@ def main(argv=None):
         help="skip the NumPy rows under a competing memory-bound job",
     )
     parser.add_argument(
+        "--no-analyses",
+        action="store_true",
+        help="skip the wavefront/PSF/MTF and Monte Carlo tolerancing rows",
+    )
+    parser.add_argument(
         "--rss-rays",
         type=float,
         default=1e7,
@@ -337,8 +299,15 @@ def main(argv=None):
     chunked = _extra_rows.chunked_rates(repeats=args.repeats)
     rss = _extra_rows.chunked_peak_rss(int(args.rss_rays)) if args.rss_rays else None
     reads = {system: _extra_rows.host_reads(system) for system in SYSTEMS}
+    sync_free = {"cooke_chebyshev": _extra_rows.host_reads("cooke_chebyshev", sync_free=True)}
+    wavefront = tolerance = None
+    if not args.no_analyses:
+        wavefront = _analysis_rows.wavefront_times(args.optiland_python, args.repeats)
+        tolerance = _analysis_rows.tolerance_rates(args.optiland_python, args.repeats)
     print(table(ours, theirs, compile_seconds, saved, adam, optiland.version))
-    print("\n".join(extra_table(competing, chunked, rss, reads)))
+    print("\n".join(extra_table(competing, chunked, rss, reads, sync_free)))
+    if wavefront is not None:
+        print("\n".join(_analysis_rows.rows(wavefront, tolerance)))
     if args.json:
         numbers = {
             "optics": ours,
@@ -350,6 +319,11 @@ def main(argv=None):
             "chunked_rates": chunked,
             "chunked_peak_rss": rss,
             "host_reads": reads,
+            "host_reads_sync_free": sync_free,
+            "wavefront_s": None
+            if wavefront is None
+            else {f"{backend} {case}": pair for (backend, case), pair in wavefront.items()},
+            "tolerance_trials_per_s": tolerance,
         }
         args.json.write_text(json.dumps(numbers, indent=2))
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
+from _optiland_driver import run_helper
 
 from optics import backend as be
 
@@ -78,16 +78,10 @@ def optiland_step_seconds(repeats=5):
     """Median seconds per TorchAdamOptimizer step in Optiland, or None without Optiland."""
     if not Path(OPTILAND_PYTHON).exists():
         return None
-    script = Path(__file__).with_name("_optiland_adam.py")
-    done = subprocess.run(
-        [OPTILAND_PYTHON, "-W", "ignore", str(script), json.dumps(PROBLEM), str(repeats)],
-        capture_output=True,
-        text=True,
-        timeout=900,
+    reply = run_helper(
+        "_optiland_adam.py", json.dumps(PROBLEM), repeats, python=OPTILAND_PYTHON, timeout=900
     )
-    if done.returncode != 0:
-        pytest.fail(f"the Optiland helper failed:\n{done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])["per_step_s"]
+    return reply["per_step_s"]
 
 
 def test_adam_step_cooke_triplet(benchmark, report):

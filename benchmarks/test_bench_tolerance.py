@@ -33,11 +33,11 @@ import math
 import multiprocessing
 import os
 import statistics
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
+from _optiland_driver import OPTILAND_PYTHON, run_helper
 
 from optics import backend as be
 from optics.io import optic_from_dict
@@ -72,7 +72,6 @@ PROBLEM = {
 }
 TARGET_VS_OPTILAND = 3.0
 TARGET_TWO_WORKERS = 1.6
-OPTILAND_PYTHON = os.environ.get("OPTILAND_PYTHON", "/work/optiland-venv/bin/python")
 OPTILAND_TRIALS = int(os.environ.get("OPTICS_BENCH_OPTILAND_TRIALS", "20"))
 TRIALS = int(os.environ.get("OPTICS_BENCH_TOLERANCE_TRIALS", "120"))
 ROUNDS = 5
@@ -115,16 +114,14 @@ def optiland_run(trials):
     """Optiland's seconds per trial and nominal per-field RMS, or None without Optiland."""
     if not Path(OPTILAND_PYTHON).exists():
         return None
-    script = Path(__file__).with_name("_optiland_tolerance.py")
-    done = subprocess.run(
-        [OPTILAND_PYTHON, "-W", "ignore", str(script), json.dumps(PROBLEM), str(trials)],
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-    if done.returncode != 0:
-        pytest.fail(f"the Optiland helper failed:\n{done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_helper("_optiland_tolerance.py", json.dumps(PROBLEM), trials)
+
+
+def one_worker_rates(trials=TRIALS, rounds=ROUNDS):
+    """Trials per second of ``monte_carlo`` with one worker on NumPy, ``rounds`` times (warm)."""
+    model = ToleranceModel(build_lens())
+    monte_carlo(model, 4, seed=0, workers=1)  # warm caches
+    return [_rate(model, trials, workers=1)[0] for _ in range(rounds)]
 
 
 def _busy(_):

@@ -5,7 +5,9 @@ on NumPy and on Torch (float64, no gradients), and Optiland 0.6.3's
 ``ZernikeOPD``, ``FFTPSF`` and ``FFTMTF`` on the same system and sampling in
 the same run (Optiland runs in its own interpreter, ``OPTILAND_PYTHON``,
 default /work/optiland-venv/bin/python, as a subprocess started once; the
-Optiland cases are skipped when it is not there).  Sampling on both sides:
+Optiland cases are skipped when it is not there).  compare_optiland.py
+reports the same cases, interleaved with Optiland's, through
+:func:`our_case` and :func:`optiland_helper`.  Sampling on both sides:
 the wavefront over ~1000 rays (our Gauss–Legendre rule with 16 rings × 64
 angles, Optiland's hexapolar pupil with 18 rings: 1027 rays) and a 37-term
 Fringe fit; PSF and MTF with N = 64 pupil samples on a G = 128 FFT grid.
@@ -23,15 +25,13 @@ Run: ``python -m pytest benchmarks/test_bench_wavefront.py --benchmark-only``.
 
 from __future__ import annotations
 
-import json
-import os
+import contextlib
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from compare_optiland import prescription
+from _optiland_driver import OPTILAND_PYTHON, Helper, prescription
 
 from optics import backend as be
 from optics.analysis.mtf import mtf
@@ -43,7 +43,6 @@ FIELDS = ((0.0, 0.0), (0.0, 0.7), (0.0, 1.0))
 RINGS, OPTILAND_RINGS, SAMPLES, GRID = 16, 18, 64, 128
 FREQUENCIES = (10.0, 25.0, 50.0, 100.0)
 ROUNDS = 5
-OPTILAND = os.environ.get("OPTILAND_PYTHON", "/work/optiland-venv/bin/python")
 
 
 def _wavefront(optic):
@@ -61,19 +60,8 @@ def _mtf(optic):
 CASES = {"wavefront": _wavefront, "psf": _psf, "mtf": _mtf}
 
 
-@pytest.fixture(scope="module")
-def optiland():
-    """The Optiland helper process (skips when Optiland's interpreter is missing)."""
-    if not Path(OPTILAND).exists():
-        pytest.skip(f"no Optiland interpreter at {OPTILAND} (set OPTILAND_PYTHON)")
-    script = Path(__file__).with_name("_optiland_wavefront_helper.py")
-    process = subprocess.Popen(
-        [OPTILAND, "-W", "ignore", str(script)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        bufsize=1,
-    )
+def optiland_helper(python=None):
+    """The Optiland side: a :class:`Helper` running ``_optiland_wavefront_helper.py``."""
     setup = {
         "spec": prescription("cooke"),
         "fields": [list(f) for f in FIELDS],
@@ -81,38 +69,55 @@ def optiland():
         "samples": SAMPLES,
         "grid": GRID,
     }
+    return Helper("_optiland_wavefront_helper.py", setup, python)
 
-    def ask(request):
-        process.stdin.write(json.dumps(request) + "\n")
-        reply = json.loads(process.stdout.readline())
-        if "error" in reply:
-            raise RuntimeError(f"Optiland helper: {reply['error']}")
-        return reply
 
-    ask(setup)
-    yield ask
-    process.stdin.close()
-    process.wait(timeout=60)
+@contextlib.contextmanager
+def one_torch_thread(backend_name):
+    """torch on one thread inside the block when ``backend_name`` is torch (see the docstring)."""
+    if backend_name != "torch":
+        yield
+        return
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def our_case(case, backend_name):
+    """A zero-argument callable running ``case`` for the three fields on ``backend_name``."""
+    with be.using(backend_name):
+        optic = load("cooke_triplet")
+
+    def run():
+        with be.using(backend_name), be.no_grad():
+            return CASES[case](optic)
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def optiland():
+    """The Optiland helper's ``ask`` (skips when Optiland's interpreter is missing)."""
+    if not Path(OPTILAND_PYTHON).exists():
+        pytest.skip(f"no Optiland interpreter at {OPTILAND_PYTHON} (set OPTILAND_PYTHON)")
+    helper = optiland_helper()
+    yield helper.ask
+    helper.close()
 
 
 @pytest.mark.parametrize("backend_name", ["numpy", "torch"])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_wavefront_analyses_against_optiland(benchmark, report, optiland, case, backend_name):
-    threads = None
     if backend_name == "torch":
-        torch = pytest.importorskip("torch")
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-    with be.using(backend_name):
-        optic = load("cooke_triplet")
-
-        def run():
-            with be.no_grad():
-                return CASES[case](optic)
-
+        pytest.importorskip("torch")
+    run = our_case(case, backend_name)
+    with one_torch_thread(backend_name):
         benchmark.pedantic(run, rounds=ROUNDS, warmup_rounds=1)
-    if threads is not None:
-        torch.set_num_threads(threads)
     ours = benchmark.stats.stats.median
     request = {"case": case, "backend": backend_name, "repeat": ROUNDS + 1}
     theirs = statistics.median(optiland(request)["seconds"][1:])

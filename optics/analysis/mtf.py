@@ -132,7 +132,17 @@ def interpolate_lags(curve, lags):
     return be.stack(values, axis=-1)
 
 
-def mtf(optic, fields=None, frequencies=None, wavelength=None, *, samples=None, grid=None):
+def mtf(
+    optic,
+    fields=None,
+    frequencies=None,
+    wavelength=None,
+    *,
+    samples=None,
+    grid=None,
+    chunk_rays=None,
+    progress=None,
+):
     """Diffraction MTF of several fields, tangential and sagittal, with the diffraction limit.
 
     Parameters
@@ -148,6 +158,12 @@ def mtf(optic, fields=None, frequencies=None, wavelength=None, *, samples=None, 
         N and G of the FFT (see :func:`optics.analysis.psf.psf`); N from the
         steepest field's wavefront slope and G = 2N by default (G >= 2N keeps
         the autocorrelation from wrapping).
+    chunk_rays : int, optional
+        Trace the F N² pupil rays at most about this many at a time (bounded
+        trace memory; the same numbers as one batch).
+    progress : bool, optional
+        With ``chunk_rays``: a progress bar on stderr (by default only when
+        stderr is a terminal).
 
     Returns
     -------
@@ -158,7 +174,9 @@ def mtf(optic, fields=None, frequencies=None, wavelength=None, *, samples=None, 
     if samples is None:
         samples = max(choose_samples(optic, f, wavelength) for f in fields)
     grid = fast_size(2 * samples) if grid is None else int(grid)
-    pupil = sample_pupil(optic, fields, wavelength, samples)
+    pupil = sample_pupil(
+        optic, fields, wavelength, samples, chunk_rays=chunk_rays, progress=progress
+    )
     check_sampling(pupil.max_step_waves, fields, samples)
     image = psf_from_opd(pupil.waves, pupil.amplitude, grid)
     along_x, along_y = mtf_from_psf(image)

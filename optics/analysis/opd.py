@@ -106,7 +106,9 @@ _COMPONENTS = ("x", "y", "z", "L", "M", "N", "wavelength", "intensity", "opd", "
 _PICKED = ("x", "y", "z", "opd", "valid")
 
 
-def sample_wavefront(optic, fields, wavelength, px, py, *, first_order=None):
+def sample_wavefront(
+    optic, fields, wavelength, px, py, *, first_order=None, chunk_rays=None, progress=None
+):
     """OPD of several fields at pupil points, one bundle trace.
 
     Parameters
@@ -117,6 +119,14 @@ def sample_wavefront(optic, fields, wavelength, px, py, *, first_order=None):
     px, py : arrays, shape (P,)
     first_order : ParaxialData, optional
         ``paraxial(optic)`` when the caller has it.
+    chunk_rays : int, optional
+        Trace at most about this many rays at a time (see
+        :func:`optics.trace.trace_bundle`): the trace's temporaries stay within
+        a fixed budget for any P; every ray is traced exactly as in one batch,
+        so the results are the same numbers.
+    progress : bool, optional
+        With ``chunk_rays``: a progress bar on stderr (by default only when
+        stderr is a terminal).
 
     Returns
     -------
@@ -129,7 +139,13 @@ def sample_wavefront(optic, fields, wavelength, px, py, *, first_order=None):
         The chief rays (apertures open), ``valid`` False where one failed.
     """
     bundle = trace_bundle(
-        optic, tuple(fields), (float(wavelength),), (px, py), first_order=first_order
+        optic,
+        tuple(fields),
+        (float(wavelength),),
+        (px, py),
+        first_order=first_order,
+        chunk_rays=chunk_rays,
+        progress=progress,
     )
     waves, valid = bundle_opd(optic, bundle)
     rays = bundle.rays.replace(**{k: getattr(bundle.rays, k)[0] for k in _COMPONENTS})

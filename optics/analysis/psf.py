@@ -140,8 +140,14 @@ def choose_samples(optic, field, wavelength, minimum=MIN_SAMPLES):
     return n
 
 
-def sample_pupil(optic, fields, wavelength, samples, *, first_order=None):
-    """The pupil function samples of each field on the N × N grid (one bundle trace)."""
+def sample_pupil(
+    optic, fields, wavelength, samples, *, first_order=None, chunk_rays=None, progress=None
+):
+    """The pupil function samples of each field on the N × N grid (one bundle trace).
+
+    ``chunk_rays`` and ``progress`` stream the trace in slices (see
+    :func:`~optics.analysis.opd.sample_wavefront`; the same numbers).
+    """
     px, py, inside = pupil_grid(samples)
     ex = be.asarray([p[0] for p in _EDGE])
     ey = be.asarray([p[1] for p in _EDGE])
@@ -152,6 +158,8 @@ def sample_pupil(optic, fields, wavelength, samples, *, first_order=None):
         be.concatenate([px, ex]),
         be.concatenate([py, ey]),
         first_order=first_order,
+        chunk_rays=chunk_rays,
+        progress=progress,
     )
     count = samples * samples
     keep = be.logical_and(valid[:, :count], inside[None, :])
@@ -213,7 +221,17 @@ def psf_from_opd(waves, amplitude, grid):
     return be.fft.fftshift(intensity / peak[..., None, None] + none[..., None, None])
 
 
-def psf(optic, field, wavelength=None, *, samples=None, grid=None, image_sampling=None):
+def psf(
+    optic,
+    field,
+    wavelength=None,
+    *,
+    samples=None,
+    grid=None,
+    image_sampling=None,
+    chunk_rays=None,
+    progress=None,
+):
     """FFT point spread function and Strehl ratio of one field.
 
     Parameters
@@ -231,6 +249,12 @@ def psf(optic, field, wavelength=None, *, samples=None, grid=None, image_samplin
         or more for ``image_sampling``.
     image_sampling : float, optional
         Largest PSF pixel asked for, in mm.
+    chunk_rays : int, optional
+        Trace the N² pupil rays at most about this many at a time (bounded
+        trace memory for large N; the same numbers as one batch).
+    progress : bool, optional
+        With ``chunk_rays``: a progress bar on stderr (by default only when
+        stderr is a terminal).
 
     Returns
     -------
@@ -238,7 +262,9 @@ def psf(optic, field, wavelength=None, *, samples=None, grid=None, image_samplin
     """
     wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)
     samples = choose_samples(optic, field, wavelength) if samples is None else int(samples)
-    pupil = sample_pupil(optic, [field], wavelength, samples)
+    pupil = sample_pupil(
+        optic, [field], wavelength, samples, chunk_rays=chunk_rays, progress=progress
+    )
     grid = _grid_size(samples, grid, image_sampling, pupil)
     check_sampling(pupil.max_step_waves, field, samples)
     image = psf_from_opd(pupil.waves[0], pupil.amplitude[0], grid)

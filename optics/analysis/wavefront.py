@@ -164,7 +164,18 @@ def plane_basis(px, py):
     return FitBasis(be.stack([one, px, py], axis=0), be.stack([one, px, py], axis=-1))
 
 
-def wavefront(optic, field, wavelength=None, *, rings=16, arms=None, terms=37, ordering="fringe"):
+def wavefront(
+    optic,
+    field,
+    wavelength=None,
+    *,
+    rings=16,
+    arms=None,
+    terms=37,
+    ordering="fringe",
+    chunk_rays=None,
+    progress=None,
+):
     """OPD map, RMS/P-V statistics and Zernike fit of one field.
 
     Parameters
@@ -179,6 +190,12 @@ def wavefront(optic, field, wavelength=None, *, rings=16, arms=None, terms=37, o
     terms : int
         Zernike terms to fit (37: the Fringe set).
     ordering : {"fringe", "noll"}
+    chunk_rays : int, optional
+        Trace the pupil samples at most about this many at a time (bounded
+        trace memory; the same numbers as one batch).
+    progress : bool, optional
+        With ``chunk_rays``: a progress bar on stderr (by default only when
+        stderr is a terminal).
 
     Returns
     -------
@@ -186,7 +203,9 @@ def wavefront(optic, field, wavelength=None, *, rings=16, arms=None, terms=37, o
     """
     wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)
     px, py, weights = pupil_samples(rings, arms)
-    waves, valid, _, _ = sample_wavefront(optic, [field], wavelength, px, py)
+    waves, valid, _, _ = sample_wavefront(
+        optic, [field], wavelength, px, py, chunk_rays=chunk_rays, progress=progress
+    )
     waves, valid = waves[0], valid[0]
     stats = wavefront_statistics(waves, px, py, weights, valid)
     key = (rings, arms, terms, ordering)

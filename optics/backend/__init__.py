@@ -28,6 +28,7 @@ from ._autodiff import (  # noqa: F401  (re-exported through __all__)
     no_grad,
     parameter,
     quiet_float_errors,
+    recompute,
     requires_grad,
 )
 from ._compile import (  # noqa: F401  (re-exported through __all__)
@@ -81,6 +82,7 @@ from ._deferred import (  # noqa: F401  (re-exported through __all__)
     after_reads,
     count_host_reads,
     deferred_reads,
+    host_reads_cheap,
     read_later,
     reads_deferred,
 )

@@ -152,6 +152,28 @@ def autodiff_kind(name=None):
     return _registry.info(name or _config.get_backend()).autodiff
 
 
+def recompute(fn, *arrays):
+    """``fn(*arrays)`` whose intermediates are not kept for the backward pass.
+
+    On torch, while gradients are recorded (eagerly), autograd keeps only
+    ``arrays`` and runs ``fn`` again in the backward pass (a checkpoint):
+    the saved memory of an expensive pointwise evaluation (a Newton
+    surface's slopes) drops to its inputs, for one more evaluation's time.
+    Elsewhere a plain call.  ``fn`` must be a pure function of ``arrays``
+    and of the parameters it closes over (it runs twice).
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(*arrays) -> array or tuple of arrays``.
+    *arrays : array
+        Its array arguments (all of one backend).
+    """
+    impl = impls_of(arrays)[0]
+    own = getattr(impl, "recompute", None)
+    return fn(*arrays) if own is None else own(fn, *arrays)
+
+
 def graph_free_loop(body, state, steps, active=None):
     """``state`` after ``steps`` applications of ``body``, never differentiated.
 

@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-from ._creation import astype, float_dtype, to_numpy
+from ._creation import astype, device_of, float_dtype, to_numpy
 from ._math import reshape, stack
 
 _PENDING: contextvars.ContextVar[list | None] = contextvars.ContextVar(
@@ -57,6 +57,19 @@ def reads_deferred(*values) -> bool:
     faster path) choose a path that needs none.
     """
     return _PENDING.get() is not None and not all(_free(v) for v in values)
+
+
+def host_reads_cheap(*values) -> bool:
+    """True when reading these values on the host waits for no accelerator.
+
+    NumPy arrays, Python numbers and arrays in CPU memory (torch or JAX on
+    the CPU): a read costs a copy at most, so a loop may test a count on the
+    host every step.  False for arrays on an accelerator (CUDA, MPS), where
+    each read waits for every queued kernel; code that loops on such arrays
+    should run a fixed number of masked steps instead (the Newton solver's
+    sync-free mode, :mod:`optics.solvers._settings`).
+    """
+    return all(_free(v) or device_of(v) == "cpu" for v in values)
 
 
 def read_later(values, callback):

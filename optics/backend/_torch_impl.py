@@ -28,6 +28,7 @@ from ._torch_optim import (  # noqa: F401  (the torch backend's derivative helpe
     detach_all,
     graph_free_loop,
     jacobian,
+    recompute,
     value_and_grad,
 )
 

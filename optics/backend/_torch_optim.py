@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from torch.utils.checkpoint import checkpoint
 
 from ..errors import ConfigurationError
 from . import _config
@@ -152,3 +153,16 @@ def graph_free_loop(body, state, steps, active=None):
 
 def detach_all(obj):
     return obj  # no_grad() already stops recording for everything computed inside it
+
+
+def recompute(fn, *arrays):
+    """``fn(*arrays)``, keeping only ``arrays`` for the backward pass, which runs ``fn`` again.
+
+    torch's non-reentrant checkpoint: gradients reach every tensor ``fn``
+    uses, the arguments and those it closes over (lens parameters) alike;
+    ``torch.autograd.grad`` works through it.  Without recording, or inside a
+    compiled graph (which chooses what to keep itself), a plain call.
+    """
+    if not torch.is_grad_enabled() or torch.compiler.is_compiling():
+        return fn(*arrays)
+    return checkpoint(fn, *arrays, use_reentrant=False, preserve_rng_state=False)

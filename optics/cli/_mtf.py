@@ -12,6 +12,7 @@ from ._common import (
     print_json,
     table,
 )
+from ._psf import add_chunk_options, chunk_options
 from ._wavefront import add_wavelength_option
 
 
@@ -46,6 +47,7 @@ def register(subparsers):
     parser.add_argument(
         "--plot", metavar="OUT.png", help="write the diffraction MTF curves to an image file"
     )
+    add_chunk_options(parser)
     add_backend_options(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
@@ -85,17 +87,18 @@ def run(args):
     frequencies = parse_frequencies(args.frequencies)
     if args.samples is not None and args.samples < 8:
         raise UsageError(f"--samples must be at least 8, not {args.samples}")
+    chunks = chunk_options(args)
     if args.plot:
         check_image_path(args.plot)  # before the work, not after it
     with backend_context(args):
         optic = lens_from_args(args)
-        result = mtf(optic, None, frequencies, args.wavelength, samples=args.samples)
+        result = mtf(optic, None, frequencies, args.wavelength, samples=args.samples, **chunks)
         if args.plot:
             from ..plot_wavefront import mtf_figure
 
             top = float(be.item(result.cutoff[0]))
             curve = [top * k / 100 for k in range(101)]
-            dense = mtf(optic, None, curve, args.wavelength, samples=result.samples)
+            dense = mtf(optic, None, curve, args.wavelength, samples=result.samples, **chunks)
             save_figure(mtf_figure(dense), args.plot)
         report = result.as_dict()
         if args.geometric:

@@ -33,9 +33,34 @@ def register(subparsers):
     parser.add_argument("--log", action="store_true", help="plot on a logarithmic scale")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--plot", metavar="OUT.png", help="write the PSF image to a file")
+    add_chunk_options(parser)
     add_backend_options(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
+
+
+def add_chunk_options(parser):
+    """--chunk-rays N and --progress: stream the pupil trace in slices, with a progress bar."""
+    parser.add_argument(
+        "--chunk-rays",
+        type=int,
+        default=None,
+        metavar="N",
+        help="trace at most N pupil rays at a time (bounded memory, the same numbers)",
+    )
+    parser.add_argument(
+        "--progress",
+        action="store_true",
+        help="with --chunk-rays: show a progress bar on stderr even when it is not a terminal "
+        "(on a terminal it shows anyway)",
+    )
+
+
+def chunk_options(args) -> dict:
+    """``chunk_rays`` and ``progress`` keyword arguments from the parsed options."""
+    if args.chunk_rays is not None and args.chunk_rays < 1:
+        raise UsageError(f"--chunk-rays must be at least 1, not {args.chunk_rays}")
+    return {"chunk_rays": args.chunk_rays, "progress": True if args.progress else None}
 
 
 def run(args):
@@ -55,7 +80,12 @@ def run(args):
         if args.grid is not None and args.grid < (args.samples or 8):
             raise UsageError(f"--grid must be at least the pupil samples, not {args.grid}")
         result = psf(
-            optic, fields[args.field], args.wavelength, samples=args.samples, grid=args.grid
+            optic,
+            fields[args.field],
+            args.wavelength,
+            samples=args.samples,
+            grid=args.grid,
+            **chunk_options(args),
         )
         pixel = min(float(be.item(result.dx)), float(be.item(result.dy)))
         radii = [pixel * k for k in (1, 2, 4, 8, 16)]

@@ -217,7 +217,11 @@ class _SurfaceRoot:
 
         Only the residual records gradients: the slope enters the correction
         detached, so it is formed from detached slopes (no product or
-        absolute value of the slopes kept for the backward pass).  With
+        absolute value of the slopes kept for the backward pass).  The sag is
+        evaluated at the detached point, so its graph holds the surface
+        parameters' part alone (nothing when none requires grad); the
+        point's motion enters linearly through the detached slopes (first
+        derivatives exact, which is all the correction carries).  With
         ``mask``, rays outside it are evaluated at the vertex (every sag is
         finite there; a NaN in a discarded branch would still poison the
         backward pass) and discarded by the caller; only t and the lateral
@@ -229,9 +233,15 @@ class _SurfaceRoot:
         x, y = x0 + t * L, y0 + t * M
         if mask is not None:
             x, y = be.where(mask, x, 0.0), be.where(mask, y, 0.0)
-        s, sx, sy = self.geometry.sag_and_gradient(x, y)
-        residual = s - (z0 + t * N)
-        sx, sy, L, M, N = (be.detach(v) for v in (sx, sy, L, M, N))
+        # The sag at the detached point (x̄, ȳ) records gradients for the surface's
+        # own parameters only; the point's motion enters through the detached slopes:
+        # s(x, y) = s(x̄, ȳ) + s_x (x - x̄) + s_y (y - ȳ) has the same value (the
+        # differences are exact zeros) and the same first derivatives.
+        x_bar, y_bar = be.detach(x), be.detach(y)
+        s, sx, sy = self.geometry.sag_and_gradient(x_bar, y_bar)
+        sx, sy = be.detach(sx), be.detach(sy)
+        residual = s + sx * (x - x_bar) + sy * (y - y_bar) - (z0 + t * N)
+        L, M, N = (be.detach(v) for v in (L, M, N))
         return residual, sx * L + sy * M - N
 
     def evaluate_masked(self, t, mask):
@@ -274,7 +284,12 @@ class _StoredNormal:
 
 
 class _AttachedNormal:
-    """Unit normal evaluated grad-attached at the (corrected) hit points."""
+    """Unit normal evaluated grad-attached at the (corrected) hit points.
+
+    Through ``be.recompute``: autograd keeps the hit point, not the dozens of
+    intermediates of the slope evaluation, and evaluates it again in the
+    backward pass (eager torch; issue 17's saved-bytes target).
+    """
 
     __slots__ = ("geometry", "hit", "shape", "clean")
 
@@ -287,6 +302,10 @@ class _AttachedNormal:
             # Rejected rays are evaluated at the vertex, where every sag is finite:
             # a NaN there would poison the backward pass even behind a where.
             x, y = be.where(self.hit, x, 0.0), be.where(self.hit, y, 0.0)
+        # Evaluated again in the backward pass: only x and y are kept for it.
+        return be.recompute(self._normal, x, y)
+
+    def _normal(self, x, y):
         _, sx, sy = self.geometry.sag_and_gradient(x, y)
         return _unit_normal(sx, sy, self.shape)
 

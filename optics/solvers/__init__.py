@@ -8,7 +8,8 @@
 - :func:`condition_ratio`, :func:`is_singular`, :func:`normalized_solve`,
   :func:`normalized_solve_masked`: scale-invariant 2x2 conditioning and solves;
 - :func:`solver_settings`: the one place that overrides tolerance, iteration
-  limit, forced (masked) step count and compaction for every solve;
+  limit, forced (masked) step count, compaction and the sync-free mode for
+  every solve;
 - dtype-aware thresholds (multiples of machine epsilon) and their constants.
 """
 
@@ -22,6 +23,7 @@ from ._field_newton import Newton2x2Result, implicit_correction_2x2, newton_2x2
 from ._rejections import NON_CONVERGED, NON_FINITE, TANGENT, grouped_rejections
 from ._scalar_newton import ScalarRootProblem, ScalarRootResult, solve_scalar_root
 from ._settings import (
+    SYNC_FREE_ITERATIONS,
     ResolvedSettings,
     SolverSettings,
     current_settings,
@@ -45,6 +47,7 @@ __all__ = [
     "ROUND_OFF_CONSTANT",
     "SINGULAR_CONSTANT",
     "SLOPE_FLOOR_CONSTANT",
+    "SYNC_FREE_ITERATIONS",
     "TANGENT",
     "Newton2x2Result",
     "ResolvedSettings",

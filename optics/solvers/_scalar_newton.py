@@ -212,7 +212,10 @@ def solve_scalar_root(
     Host syncs: one count of the moving problems per iteration (the early
     exit and the compaction test), and one
     transfer of the category counts at the end (``worst_residual`` is read
-    lazily).
+    lazily).  In the sync-free mode (on an accelerator, or asked for with
+    ``solver_settings(sync_free=True)``) a fixed number of masked steps and
+    no read at all inside a ``be.deferred_reads`` block (a trace): the
+    counts, and with them the convergence check, are read after it.
     """
     settings = resolve_settings(tol, max_iter, t0)
     tol, max_iter, static = settings.tolerance, settings.max_iterations, settings.static

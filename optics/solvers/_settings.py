@@ -3,7 +3,9 @@
 Per-surface values (a Newton surface's ``tol`` and ``max_iter`` from its lens
 file) are the defaults a caller passes in; a :func:`solver_settings` block
 overrides them for every solve it encloses, and a compiled graph (detected
-through ``be.is_compiling()``) always gets a fixed, masked step count.  The
+through ``be.is_compiling()``) always gets a fixed, masked step count, and so
+does a solve on an accelerator (the *sync-free* mode: no host read per step;
+its convergence is checked with the trace's other deferred reads).  The
 compiled trace, gradient checks, tests and benchmarks all steer the solvers
 through this module and nothing else.
 """
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from optics import backend as be
 
 __all__ = [
+    "SYNC_FREE_ITERATIONS",
     "ResolvedSettings",
     "SolverSettings",
     "current_settings",
@@ -41,12 +44,19 @@ class SolverSettings:
         Exactly this many masked steps, no early exit and no host sync.
     compact : bool
         Iterate only the still-moving problems (ignored with forced iterations).
+    sync_free : bool or None
+        True: no host read inside the solve (:data:`SYNC_FREE_ITERATIONS`
+        masked steps unless ``forced_iterations`` says otherwise); False: the
+        early-exit loop, which reads one count per step; None (default):
+        sync-free exactly when the solve's arrays live on an accelerator
+        (``be.host_reads_cheap`` is False), so CPU solves keep the early exit.
     """
 
     tolerance: float | None = None
     max_iterations: int | None = None
     forced_iterations: int | None = None
     compact: bool = True
+    sync_free: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,12 @@ class ResolvedSettings:
     compact: bool
     static: bool
 
+
+#: Masked Newton steps of a sync-free solve (the compiled trace's default count,
+#: optics.trace.compiled.DEFAULT_NEWTON_ITERATIONS): the benchmark freeforms
+#: converge in 3-5 steps from the base-conic seed; a problem still moving
+#: after them is rejected as non-converged (counted in the deferred warning).
+SYNC_FREE_ITERATIONS = 12
 
 # SolverSettings is frozen, so a shared default is safe.
 _SETTINGS = contextvars.ContextVar("optics_solver_settings", default=SolverSettings())  # noqa: B039
@@ -97,7 +113,10 @@ def resolve_settings(tolerance, max_iterations, *arrays) -> ResolvedSettings:
 
     Inside a compiled graph (or when one of ``arrays``, the solve's inputs,
     is an abstract JAX tracer) the solve is static: a fixed masked step count
-    (the forced count, else the iteration limit) with no host sync.
+    (the forced count, else the iteration limit) with no host sync.  A
+    sync-free solve (see :class:`SolverSettings`) gets
+    :data:`SYNC_FREE_ITERATIONS` forced steps (at most the limit) unless a
+    count is forced already.
     """
     settings = current_settings()
     tolerance = tolerance if settings.tolerance is None else settings.tolerance
@@ -106,4 +125,13 @@ def resolve_settings(tolerance, max_iterations, *arrays) -> ResolvedSettings:
     forced = settings.forced_iterations
     if static and forced is None:
         forced = max_iterations
+    elif forced is None and _sync_free(settings.sync_free, arrays):
+        forced = min(int(max_iterations), SYNC_FREE_ITERATIONS)
     return ResolvedSettings(tolerance, int(max_iterations), forced, settings.compact, static)
+
+
+def _sync_free(choice, arrays) -> bool:
+    """The sync-free decision: the setting, else whether a host read would wait for a device."""
+    if choice is not None:
+        return bool(choice)
+    return not be.host_reads_cheap(*(a for a in arrays if a is not None))
