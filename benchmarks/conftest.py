@@ -45,6 +45,19 @@ def _heavy(item):
     return any(v > QUICK_MAX_RAYS for v in sizes)
 
 
+def expect_target(met: bool, what: str):
+    """Assert a speed target in a full benchmark run; only report it in quick mode.
+
+    Quick mode (CI) times each case once on a shared machine, so a ratio there
+    is noise: a missed target is printed in the summary, never a failure.
+    """
+    if QUICK:
+        if not met:
+            _REPORT.append(f"quick mode, not asserted: {what}")
+        return
+    assert met, what
+
+
 def pytest_collection_modifyitems(config, items):
     if not QUICK:
         return

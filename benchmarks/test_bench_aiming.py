@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import expect_target
 
 from optics import backend as be
 from optics.io import load
@@ -119,7 +120,8 @@ def test_real_aiming_numpy(benchmark, report):
     optic = double_gauss()
     with be.using("numpy"):
         benchmark(trace_bundle, optic, wavelengths=[optic.primary_wavelength], rings=RINGS)
-    assert _compare(benchmark, report, "NumPy", optic, "numpy") >= SPEEDUP_TARGET
+    ratio = _compare(benchmark, report, "NumPy", optic, "numpy")
+    expect_target(ratio >= SPEEDUP_TARGET, f"real aiming NumPy {ratio:.2f}x < {SPEEDUP_TARGET}x")
 
 
 def test_real_aiming_torch_forward_backward(benchmark, report):
@@ -142,4 +144,4 @@ def test_real_aiming_torch_forward_backward(benchmark, report):
         benchmark(run)
         assert all(r.grad is not None for r in radii)
     ratio = _compare(benchmark, report, "Torch forward+backward", double_gauss(), "torch")
-    assert ratio >= SPEEDUP_TARGET
+    expect_target(ratio >= SPEEDUP_TARGET, f"real aiming Torch {ratio:.2f}x < {SPEEDUP_TARGET}x")

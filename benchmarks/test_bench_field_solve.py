@@ -13,6 +13,7 @@ Run: ``python -m pytest benchmarks/test_bench_field_solve.py --benchmark-only``.
 from __future__ import annotations
 
 import pytest
+from conftest import expect_target
 
 from optics import backend as be
 from optics.io import load
@@ -56,7 +57,10 @@ def test_field_solve_three_fields(benchmark, backend_name):
         result = benchmark(run)
     per_field = _record(benchmark, result)
     if backend_name == "numpy":
-        assert per_field <= NUMPY_TARGET_MS_PER_FIELD
+        expect_target(
+            per_field <= NUMPY_TARGET_MS_PER_FIELD,
+            f"field solve {per_field:.3f} ms per field > {NUMPY_TARGET_MS_PER_FIELD} ms",
+        )
 
 
 def test_field_solve_three_fields_torch_with_implicit_correction(benchmark):
