@@ -337,7 +337,11 @@ def _entry(call):
     if entry is None:
         options = dict(INDUCTOR_OPTIONS) if compiler == "inductor" else None
         function = be.compile_function(
-            call.kernel, compiler=compiler, options=options, memory_budget=call.memory_budget
+            call.kernel,
+            rows=call.key[3],  # the bucket: every per-ray array is that long, rows independent
+            compiler=compiler,
+            options=options,
+            memory_budget=call.memory_budget,
         )
         entry = CompiledTrace(key, function)
         _CACHE[key] = entry
@@ -353,31 +357,57 @@ def _same(index):
     return index
 
 
-def _surface_loop(surfaces, frames, indices, rays):
-    """Surfaces 1..image; the same array object before and after means the same medium."""
+def _surface_loop(surfaces, frames, indices, rays, staged=True):
+    """Surfaces 1..image; the same array object before and after means the same medium.
+
+    ``staged``: each surface a :func:`optics.backend.compiled_stage` (XLA would
+    otherwise recompute the earlier surfaces inside every later one).
+    """
     for i in range(1, len(surfaces)):
-        rays = through_surface(surfaces[i], frames[i], rays, indices[i - 1], indices[i], _same)
+        step = _Surface(surfaces[i], frames[i], indices[i - 1], indices[i])
+        state = tuple(getattr(rays, name) for name in _RAY_FIELDS)
+        rays = Rays(*(be.compiled_stage(step, state) if staged else step(state)))
     return rays
 
 
-def _launch_and_trace(surfaces, frames, indices, context, qx, qy, px, py, wavelength):
+@dataclasses.dataclass(frozen=True)
+class _Surface:
+    """One surface of the loop as a function of the ray fields (a compiled stage)."""
+
+    surface: object
+    frame: object
+    before: object
+    after: object
+
+    def __call__(self, state):
+        rays = through_surface(
+            self.surface, self.frame, Rays(*state), self.before, self.after, _same
+        )
+        return tuple(getattr(rays, name) for name in _RAY_FIELDS)
+
+
+def _launch_and_trace(surfaces, frames, indices, context, qx, qy, px, py, wavelength, staged=True):
     """The compiled kernel of :func:`trace_rays_compiled`."""
     optic, first_order = context
     rays = launch_rays(optic, qx, qy, px, py, wavelength, first_order)
-    return _surface_loop(surfaces, frames, indices, rays)
+    return _surface_loop(surfaces, frames, indices, rays, staged)
 
 
-def _trace_only(surfaces, frames, indices, context, *components):
+def _trace_only(surfaces, frames, indices, context, *components, staged=True):
     """The compiled kernel of :func:`propagate_compiled`."""
-    return _surface_loop(surfaces, frames, indices, Rays(*components))
+    return _surface_loop(surfaces, frames, indices, Rays(*components), staged)
 
 
 def _roots_only(surfaces, frames, indices, context, *inputs):
-    """The no-grad kernel of the first of two passes: the Newton roots, surface by surface."""
+    """The no-grad kernel of the first of two passes: the Newton roots, surface by surface.
+
+    Not staged: the roots are collected while the surfaces are traced, and a
+    stage's values do not leave it except as its outputs.
+    """
     if context is None:
-        _trace_only(surfaces, frames, indices, context, *inputs)
+        _trace_only(surfaces, frames, indices, context, *inputs, staged=False)
     else:
-        _launch_and_trace(surfaces, frames, indices, context, *inputs)
+        _launch_and_trace(surfaces, frames, indices, context, *inputs, staged=False)
     for surface in surfaces:  # every Newton surface appended to the same list, in order
         sink = getattr(surface.geometry, "root_sink", None)
         if sink is not None:
