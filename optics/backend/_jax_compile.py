@@ -146,7 +146,7 @@ def compile_function(fn, **_options):
                 out_skeleton["key"] = (out.skeleton(result), out.opaque, out.objects)
                 return out.leaves
 
-            entry = cache[key] = (jax.jit(flat), out_skeleton)
+            entry = cache[key] = (_recomputing_vjp(flat), out_skeleton)
         jitted, out_skeleton = entry
         leaves = jitted(_TRUE, *[jnp.asarray(leaf) for leaf in splitter.leaves])
         skeleton, opaque, objects = out_skeleton["key"]
@@ -156,6 +156,59 @@ def compile_function(fn, **_options):
 
 
 _TRUE = np.bool_(True)
+
+
+def _recomputing_vjp(flat):
+    """``jax.jit(flat)`` whose reverse derivative saves only the inputs and recomputes.
+
+    Left to itself, ``jax.grad`` of a jitted function splits it into a forward
+    program that writes every intermediate the backward needs (dozens of
+    ray-sized arrays per surface) and a backward that reads them.  Here the
+    forward is the plain primal program and the backward is one program that
+    recomputes the forward chunk by chunk in cache and runs the backward
+    right after it (as torch's compiled trace does with its memory budget 0).
+    Forward-mode derivatives (``jax.jvp``) are not available through it.
+    """
+    primal = jax.jit(flat)
+
+    @jax.jit
+    def backward(gate, leaves, cotangents):
+        floats = [i for i, a in enumerate(leaves) if jnp.issubdtype(a.dtype, jnp.inexact)]
+
+        def of_floats(*values):
+            full = list(leaves)
+            for i, value in zip(floats, values):
+                full[i] = value
+            return flat(gate, *full)
+
+        outs, vjp = jax.vjp(of_floats, *[leaves[i] for i in floats])
+        given = iter(cotangents)
+        full = [
+            next(given) if jnp.issubdtype(o.dtype, jnp.inexact) else _zero_cotangent(o)
+            for o in outs
+        ]
+        grads = dict(zip(floats, vjp(full)))
+        return [grads.get(i) for i in range(len(leaves))]
+
+    @jax.custom_vjp
+    def call(gate, *leaves):
+        return primal(gate, *leaves)
+
+    def forward(gate, *leaves):
+        return primal(gate, *leaves), (gate, leaves)
+
+    def reverse(saved, cotangents):
+        gate, leaves = saved
+        floats = [c for c in cotangents if jnp.issubdtype(c.dtype, jnp.inexact)]
+        return (None, *backward(gate, leaves, floats))
+
+    call.defvjp(forward, reverse)
+    return call
+
+
+def _zero_cotangent(out):
+    """The cotangent of an integer or boolean output (JAX's float0 zeros)."""
+    return np.zeros(out.shape, dtype=jax.dtypes.float0)
 
 
 def compiled_stage(fn, state):
@@ -214,7 +267,8 @@ def in_row_chunks(fn, rows):
             ]
             return [jnp.asarray(o) for o in out.leaves]
 
-        stacked = jax.lax.map(body, split)
+        # Under a derivative each chunk keeps its inputs and recomputes the rest in cache.
+        stacked = jax.lax.map(jax.checkpoint(body), split)
         joined = [
             jnp.reshape(o, (rows,) + o.shape[2:]) if r else o[0]
             for o, r in zip(stacked, out_skeleton["rowed"])
