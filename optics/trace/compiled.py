@@ -18,6 +18,11 @@ What runs where:
   compilation (:func:`optics.solvers.resolve_settings`) and take a fixed number of masked steps
   with no data-dependent exit (``static`` solve), so there are no graph breaks.
 
+On JAX the graph is additionally mapped over 4096-ray chunks (``rows=`` of
+:func:`optics.backend.compile_function`) and each surface is a compiled stage
+(:mod:`._compiled_kernels`), and ``jax.grad`` recomputes the forward pass in
+the backward one instead of storing it (see docs/performance.md).
+
 Compiled graphs are cached per (system topology, dtype, device, batch-size
 bucket, which inputs vary per ray, compiler, Newton step count).  Batches are
 padded with chief rays up to the bucket size, so nearby sizes share a graph.
@@ -32,7 +37,6 @@ rays that need more than the fixed step count: they are non-converged
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import math
 import time
@@ -48,9 +52,8 @@ from ..paraxial import paraxial
 from ..rays import Rays
 from ..solvers import current_settings, forced_iterations
 from ._compiled_inputs import PerRayViews, media_indices, padded, topology, unpadded
+from ._compiled_kernels import RAY_FIELDS, launch_and_trace, roots_only, trace_only, with_roots
 from .aim import aim, aiming_mode
-from .launch import launch_rays
-from .propagate import through_surface
 from .real_image_height import field_parameters
 
 __all__ = [
@@ -99,7 +102,6 @@ TWO_PASS_NEWTON = True
 #: Most compiled graphs kept; the least recently used is dropped first.
 MAX_CACHE_ENTRIES = 16
 _SMALLEST_BUCKET = 256
-_RAY_FIELDS = ("x", "y", "z", "L", "M", "N", "wavelength", "intensity", "opd", "valid")
 
 
 @dataclasses.dataclass
@@ -191,7 +193,7 @@ def propagate_compiled(optic, rays: Rays, *, compiler=None, newton_iterations=No
     in :func:`trace_rays_compiled`; ``rays`` are global, in object space.
     """
     _require_compilable()
-    inputs = [getattr(rays, name) for name in _RAY_FIELDS]
+    inputs = [getattr(rays, name) for name in RAY_FIELDS]
     return _run("propagate", optic, None, inputs, 6, compiler, newton_iterations)
 
 
@@ -265,13 +267,13 @@ def _prepare(
         context = (context[0], views.dataclass(context[1]))
     surfaces = [views.surface(surface) for surface in surfaces]
     if roots is not None:
-        surfaces = _with_roots(surfaces, roots)
+        surfaces = with_roots(surfaces, roots)
     arguments = (surfaces, frames, indices, context, *flat)
     kinds = tuple((str(a.dtype), be.device_of(a)) for a in flat)
     options = tuple(sorted(INDUCTOR_OPTIONS.items())) if compiler == "inductor" else ()
     given = isinstance(roots, tuple)
     key = (kind, topology(optic), kinds, bucket, per_ray, compiler, options, iterations, given)
-    kernel = {"launch": _launch_and_trace, "propagate": _trace_only}.get(kind, _roots_only)
+    kernel = {"launch": launch_and_trace, "propagate": trace_only}.get(kind, roots_only)
     newton = any(isinstance(s.geometry, NewtonRaphsonGeometry) for s in optic.surfaces)
     budget = NEWTON_MEMORY_BUDGET if newton and not given else MEMORY_BUDGET
     return _Call(kernel, arguments, key, compiler, iterations, budget, shape, n)
@@ -313,7 +315,7 @@ def _run(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterati
     if entry.calls == 0:
         entry.first_call_seconds = time.perf_counter() - started
     entry.calls += 1
-    fields = {name: unpadded(getattr(out, name), call.shape, call.n) for name in _RAY_FIELDS}
+    fields = {name: unpadded(getattr(out, name), call.shape, call.n) for name in RAY_FIELDS}
     fields["wavelength"] = inputs[wavelength_slot]
     return Rays(**fields)
 
@@ -350,81 +352,3 @@ def _entry(call):
     else:
         _CACHE.move_to_end(key)
     return entry
-
-
-def _same(index):
-    """The media are passed as their indices already."""
-    return index
-
-
-def _surface_loop(surfaces, frames, indices, rays, staged=True):
-    """Surfaces 1..image; the same array object before and after means the same medium.
-
-    ``staged``: each surface a :func:`optics.backend.compiled_stage` (XLA would
-    otherwise recompute the earlier surfaces inside every later one).
-    """
-    for i in range(1, len(surfaces)):
-        step = _Surface(surfaces[i], frames[i], indices[i - 1], indices[i])
-        state = tuple(getattr(rays, name) for name in _RAY_FIELDS)
-        rays = Rays(*(be.compiled_stage(step, state) if staged else step(state)))
-    return rays
-
-
-@dataclasses.dataclass(frozen=True)
-class _Surface:
-    """One surface of the loop as a function of the ray fields (a compiled stage)."""
-
-    surface: object
-    frame: object
-    before: object
-    after: object
-
-    def __call__(self, state):
-        rays = through_surface(
-            self.surface, self.frame, Rays(*state), self.before, self.after, _same
-        )
-        return tuple(getattr(rays, name) for name in _RAY_FIELDS)
-
-
-def _launch_and_trace(surfaces, frames, indices, context, qx, qy, px, py, wavelength, staged=True):
-    """The compiled kernel of :func:`trace_rays_compiled`."""
-    optic, first_order = context
-    rays = launch_rays(optic, qx, qy, px, py, wavelength, first_order)
-    return _surface_loop(surfaces, frames, indices, rays, staged)
-
-
-def _trace_only(surfaces, frames, indices, context, *components, staged=True):
-    """The compiled kernel of :func:`propagate_compiled`."""
-    return _surface_loop(surfaces, frames, indices, Rays(*components), staged)
-
-
-def _roots_only(surfaces, frames, indices, context, *inputs):
-    """The no-grad kernel of the first of two passes: the Newton roots, surface by surface.
-
-    Not staged: the roots are collected while the surfaces are traced, and a
-    stage's values do not leave it except as its outputs.
-    """
-    if context is None:
-        _trace_only(surfaces, frames, indices, context, *inputs, staged=False)
-    else:
-        _launch_and_trace(surfaces, frames, indices, context, *inputs, staged=False)
-    for surface in surfaces:  # every Newton surface appended to the same list, in order
-        sink = getattr(surface.geometry, "root_sink", None)
-        if sink is not None:
-            return tuple(sink)
-    return ()
-
-
-def _with_roots(surfaces, roots):
-    """Surfaces whose Newton geometries collect (list) or are given (tuple) their roots."""
-    out, given = [], iter(roots) if isinstance(roots, tuple) else None
-    for surface in surfaces:
-        if isinstance(surface.geometry, NewtonRaphsonGeometry):
-            geometry = copy.copy(surface.geometry)
-            if given is None:
-                geometry.root_sink = roots
-            else:
-                geometry.given_root = next(given)
-            surface = dataclasses.replace(surface, geometry=geometry)
-        out.append(surface)
-    return out
