@@ -239,8 +239,9 @@ def in_row_chunks(fn, rows):
     length ``rows`` in its arguments (optics objects included): row i of each
     such output depends only on row i of such inputs; other arrays are shared
     by every chunk, and outputs that are not ``rows`` long must not depend on
-    the chunk (the first chunk's is returned).  Without a whole number of at
-    least two chunks, ``fn`` runs as it is.
+    the chunk (the first chunk's is returned).  Chunks are the largest power
+    of two up to :data:`CHUNK_ROWS` that divides ``rows`` (see
+    :func:`_chunk_rows`); when there is none, ``fn`` runs as it is.
     """
 
     def call(*args):
@@ -248,12 +249,11 @@ def in_row_chunks(fn, rows):
         key = splitter.skeleton(args)
         leaves = splitter.leaves
         rowed = [jnp.ndim(a) > 0 and a.shape[0] == rows for a in leaves]
-        if rows < 2 * CHUNK_ROWS or rows % CHUNK_ROWS or not any(rowed):
+        chunk = _chunk_rows(rows)
+        if chunk is None or not any(rowed):
             return fn(*args)
-        count = rows // CHUNK_ROWS
-        split = [
-            jnp.reshape(a, (count, CHUNK_ROWS) + a.shape[1:]) for a, r in zip(leaves, rowed) if r
-        ]
+        count = rows // chunk
+        split = [jnp.reshape(a, (count, chunk) + a.shape[1:]) for a, r in zip(leaves, rowed) if r]
         out_skeleton = {}
 
         def body(parts):
@@ -262,9 +262,7 @@ def in_row_chunks(fn, rows):
             result = fn(*_rebuild(key, mine, splitter.opaque, splitter.objects))
             out = _Splitter()
             out_skeleton["key"] = (out.skeleton(result), out.opaque, out.objects)
-            out_skeleton["rowed"] = [
-                jnp.ndim(o) > 0 and o.shape[0] == CHUNK_ROWS for o in out.leaves
-            ]
+            out_skeleton["rowed"] = [jnp.ndim(o) > 0 and o.shape[0] == chunk for o in out.leaves]
             return [jnp.asarray(o) for o in out.leaves]
 
         # Under a derivative each chunk keeps its inputs and recomputes the rest in cache.
@@ -277,6 +275,16 @@ def in_row_chunks(fn, rows):
         return _rebuild(skeleton, joined, opaque, objects)
 
     return call
+
+
+def _chunk_rows(rows):
+    """The largest power of two <= :data:`CHUNK_ROWS` dividing ``rows``, if at least
+    a quarter of it and two chunks fit (a batch bucket m·2^k always qualifies once
+    2^k >= CHUNK_ROWS / 4); else None (no chunking)."""
+    chunk = CHUNK_ROWS
+    while chunk > 1 and rows % chunk:
+        chunk //= 2
+    return chunk if chunk >= CHUNK_ROWS // 4 and rows >= 2 * chunk else None
 
 
 def explain_compile(fn, *args, **kwargs):
