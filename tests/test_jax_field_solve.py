@@ -108,3 +108,19 @@ def test_grad_through_the_field_solve_matches_central_differences(jax_backend):
         fd = (float(_loss(be.asarray(radius + h))) - float(_loss(be.asarray(radius - h)))) / (2 * h)
         tolerance = 1e3 * h * h * abs(exact) + 1e3 * eps * loss_scale / h
         assert abs(fd - exact) <= tolerance, (h, fd, exact)
+
+
+def test_vmap_over_a_parameter_the_paraxial_data_ignore(jax_backend):
+    """A conic is invisible to the paraxial data (concrete under vmap, while jit stages
+    everything): the solve must still notice that the rays are abstract."""
+    px, py = _pupil()
+
+    def image_y(conic):
+        optic = singlet()
+        optic.surfaces[1].geometry.conic = conic
+        return trace_rays(optic, 0.0, 0.7, px, py).y
+
+    conics = [-0.5, 0.0]
+    batched = jax.vmap(image_y)(be.asarray(conics))
+    for k, conic in enumerate(conics):
+        _close(batched[k], image_y(be.asarray(conic)))

@@ -244,8 +244,11 @@ class _FieldProblem:
         self._evaluated = []  # (q, J) of recent residual evaluations, for jacobian()
         with be.no_grad():
             unit = unit_field_image_height(optic, first_order)
-        #: Values that cannot be read on the host (jit, vmap): the fixed-shape solve.
-        self.static = be.is_compiling(unit, targets)
+        #: Values that cannot be read on the host (jit, vmap): the fixed-shape solve.  A
+        #: parameter the paraxial data ignore (a conic, a tilt) shows only in a real ray.
+        self.static = be.is_compiling(unit, targets) or (
+            be.is_compiling() and be.is_compiling(self._axial_image())
+        )
         if self.static:
             self.per_unit = 1.0 / unit  # no seed where it is 0 or NaN: those fields fail
             self.q_scale = be.abs(self.per_unit) * (self.field_scale or 1.0)
@@ -260,6 +263,11 @@ class _FieldProblem:
         self.per_unit = 1.0 / unit  # q per mm of image height
         # Typical |q| of the system's fields: sizes the difference step.
         self.q_scale = abs(self.per_unit) * (self.field_scale if self.field_scale > 0 else 1.0)
+
+    def _axial_image(self):
+        """(x, y) of the q = 0 chief ray: a value that depends on every surface."""
+        with be.no_grad():
+            return self.image_xy(be.zeros_like(be.detach(self.targets)))
 
     def default_tolerance(self):
         """ROUND_OFF_CONSTANT · eps · (largest length the chief ray sees), mm."""
