@@ -55,6 +55,7 @@ from ..solvers import (
     newton_2x2_static,
     normalized_solve_masked,
 )
+from ._field_failure import raise_if_failed
 from .aim import launch
 from .object_field import object_space_field, unit_field_image_height
 from .propagate import propagate
@@ -363,28 +364,7 @@ class _FieldProblem:
 
     def check(self, result, tol, max_iter):
         """Raise SolveError naming the first field that did not converge."""
-        converged = be.to_numpy(result.converged)
-        if converged.all():
-            return
-        k = int(np.flatnonzero(~converged)[0])
-        target = be.to_numpy(be.detach(self.targets))[k]
-        norm = float(be.to_numpy(result.residual_norm)[k])
-        where = f"field at image height (x, y) = ({target[0]:.9g}, {target[1]:.9g}) mm"
-        if self.field_scale > 0:
-            where += f" (normalized ({target[0] / self.field_scale:.6g}, "
-            where += f"{target[1] / self.field_scale:.6g}))"
-        if not math.isfinite(norm):
-            reason = "the chief ray misses a surface or is totally internally reflected"
-        elif bool(be.to_numpy(result.singular)[k]):
-            reason = "the Jacobian dI/dq is singular (x and y responses are degenerate)"
-        elif bool(be.to_numpy(result.stalled)[k]):
-            reason = "no damped Newton step reduces the residual"
-        else:
-            reason = f"no convergence in {max_iter} Newton iterations"
-        raise SolveError(
-            f"real-image-height field solve failed for the {where}: {reason}; "
-            f"chief-ray residual |I - h| = {norm:.3e} mm (tolerance {tol:.3e} mm)"
-        )
+        raise_if_failed(result, self.targets, self.field_scale, tol, max_iter)
 
 
 def field_jacobian(optic, q, first_order=None):
