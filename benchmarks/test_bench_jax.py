@@ -19,51 +19,10 @@ Run: ``python -m pytest benchmarks/test_bench_jax.py --benchmark-only -s``
 
 from __future__ import annotations
 
-import statistics
-import time
-
 import pytest
-from _cases import spot_loss, trace_case
-from _systems import FIELD, build, pupil, ray_surfaces
+from _jax_bench import TARGET_RATIO, jax_case, measure
 
-from optics import backend as be
-from optics.trace import trace_rays
-
-TARGET_RATIO = 3.0
 SIZES = [pytest.param(10_000, id="1e4"), pytest.param(1_000_000, id="1e6")]
-
-
-def jax_case(system, n, backward):
-    """(work, callable) of the jitted JAX trace, forward only or forward+backward."""
-    jax = pytest.importorskip("jax")
-    with be.using("jax", precision="float64", device="cpu"):
-        optic = build(system)
-        px, py = (be.asarray(a) for a in pupil(n))
-        radii = be.asarray([s.geometry.radius for s in optic.surfaces[1:-1]])
-
-    def loss(values):
-        for surface, value in zip(optic.surfaces[1:-1], values):
-            surface.geometry.radius = value
-        return spot_loss(trace_rays(optic, *FIELD, px, py, compiled=True))
-
-    gradient = jax.grad(lambda values: loss([values[i] for i in range(values.shape[0])]))
-
-    def run():
-        with be.using("jax", precision="float64", device="cpu"):
-            if backward:
-                jax.block_until_ready(gradient(radii))
-            else:
-                with be.no_grad():
-                    rays = trace_rays(optic, *FIELD, px, py, compiled=True)
-                jax.block_until_ready(rays.x)
-
-    return ray_surfaces(optic, n), run
-
-
-def _seconds(run):
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
 
 
 @pytest.mark.parametrize("backward", [False, True], ids=["no_grad", "fb"])
@@ -71,26 +30,25 @@ def _seconds(run):
 @pytest.mark.parametrize("n", SIZES)
 def test_jitted_jax_trace_against_compiled_torch_and_numpy(benchmark, report, n, system, backward):
     pytest.importorskip("torch")
-    work, jitted = jax_case(system, n, backward)
-    _, torch_compiled = trace_case(system, n, "compiled_fb" if backward else "compiled_no_grad")
-    _, numpy_eager = trace_case(system, n, "numpy")
-    first = {"jax": _seconds(jitted), "torch": _seconds(torch_compiled)}  # both compile here
+    pytest.importorskip("jax")
+    row = measure(system, n, backward)
+    _, jitted = jax_case(system, n, backward)
     benchmark.pedantic(jitted, rounds=3, warmup_rounds=1)
-    runs = [(_seconds(jitted), _seconds(torch_compiled), _seconds(numpy_eager)) for _ in range(3)]
-    jax_m, torch_m, numpy_m = (work / statistics.median(r[k] for r in runs) / 1e6 for k in range(3))
-    mode = "fb" if backward else "no_grad"
+    jax_m, torch_m, numpy_m = row["jax"], row["torch"], row["numpy"]
     benchmark.extra_info.update(
         jax_M_ray_surfaces_per_s=round(jax_m, 2),
         torch_compiled_M_ray_surfaces_per_s=round(torch_m, 2),
         numpy_eager_M_ray_surfaces_per_s=round(numpy_m, 2),
         jax_to_numpy=round(jax_m / numpy_m, 2),
         jax_to_torch=round(jax_m / torch_m, 2),
-        first_call_s={k: round(v, 1) for k, v in first.items()},
+        first_call_s={k: round(v, 1) for k, v in row["first"].items()},
         target_ratio=TARGET_RATIO,
     )
+    first = row["first"]
     report(
-        f"jax {mode} {system} n={n:.0e}: jax jit {jax_m:.1f}, torch compiled {torch_m:.1f}, "
-        f"numpy eager {numpy_m:.1f} M ray·surf/s; jax/numpy {jax_m / numpy_m:.2f}x, "
-        f"jax/torch {jax_m / torch_m:.2f}x; first calls jax {first['jax']:.0f} s, "
-        f"torch {first['torch']:.0f} s (target jax >= {TARGET_RATIO:g}x numpy at 1e6)"
+        f"jax {row['mode']} {system} n={n:.0e}: jax jit {jax_m:.1f}, torch compiled "
+        f"{torch_m:.1f}, numpy eager {numpy_m:.1f} M ray·surf/s; jax/numpy "
+        f"{jax_m / numpy_m:.2f}x, jax/torch {jax_m / torch_m:.2f}x; first calls jax "
+        f"{first['jax']:.0f} s, torch {first['torch']:.0f} s (target jax >= "
+        f"{TARGET_RATIO:g}x numpy at 1e6)"
     )

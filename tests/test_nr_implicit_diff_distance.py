@@ -27,8 +27,10 @@ from helpers import derivative
 from optics import backend as be
 from optics.params import set_param
 
-#: Allowed |autograd - fd| relative to the largest |fd| of the batch, per precision.
-RTOL = {"float64": 1e-7, "float32": 2e-3}
+#: Allowed |autograd - fd| beyond the finite differences' own noise, relative to the
+#: largest |fd| of the batch, in units of the autograd precision's machine eps.  Measured
+#: over every case on torch and jax: at most 13 eps in float32, within the noise in float64.
+RTOL_IN_EPS = 1024
 RAY_COMPONENTS = ("x", "y", "z", "L", "M", "N")
 
 
@@ -49,16 +51,8 @@ def _assert_matches(autograd, fd, precision, noise, natural_scale):
     """
     scale = max(float(np.max(np.abs(fd))), natural_scale if precision == "float32" else 0.0)
     error = float(np.max(np.abs(autograd - fd)))
-    bound = RTOL[precision] * scale + noise
+    bound = RTOL_IN_EPS * be.machine_eps(be.zeros((), dtype=precision)) * scale + noise
     assert error <= bound, f"autograd {autograd} vs fd {fd} (error {error:.3e} > {bound:.3e})"
-
-
-def _jax_subset(backend, precision, off_axis=True):
-    """JAX runs eagerly op by op (seconds per case on 2 cores): its leg checks the float64
-    cases (off axis for the parameters); the float32 arithmetic of be is compared with
-    NumPy operation by operation in test_backend_jax.py."""
-    if backend == "jax" and (precision != "float64" or not off_axis):
-        pytest.skip("jax leg: float64 (off axis) cases only, see _jax_subset")
 
 
 @pytest.mark.parametrize("off_axis", [True, False], ids=["off_axis", "on_axis"])
@@ -67,7 +61,6 @@ def _jax_subset(backend, precision, off_axis=True):
 def test_distance_derivative_by_a_surface_parameter_matches_fd(
     name, path, precision, off_axis, autodiff_backend
 ):
-    _jax_subset(autodiff_backend, precision, off_axis)
     rays = ray_batch(off_axis)
     value = plain_value(make(name), path)
     fd = checked_fd(lambda v: _numpy_distance(with_value(name, path, v), rays), value)
@@ -96,7 +89,6 @@ def _smooth_on_axis(name):
 def test_distance_derivative_by_the_ray_origin_and_direction_matches_fd(
     name, precision, off_axis, autodiff_backend
 ):
-    _jax_subset(autodiff_backend, precision)
     rays = ray_batch(off_axis)
     components = RAY_COMPONENTS if off_axis or _smooth_on_axis(name) else ("z", "N")
     with be.using(autodiff_backend, precision=precision):

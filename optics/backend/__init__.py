@@ -35,6 +35,7 @@ from ._compile import (  # noqa: F401  (re-exported through __all__)
     CompileReport,
     can_compile,
     compile_function,
+    compiled_stage,
     explain_compile,
     is_compiling,
     reset_compiled,

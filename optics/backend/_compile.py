@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..errors import ConfigurationError
 from . import _config, _registry
-from ._dispatch import configured, impl_of
+from ._dispatch import configured, impl_of, impls_of
 
 #: Functions evaluated once while a graph is traced (their results baked in):
 #: reads of ``contextvars`` configuration that TorchDynamo cannot trace.
@@ -69,7 +69,7 @@ def can_compile() -> bool:
     return _registry.info(_config.get_backend()).compile
 
 
-def compile_function(fn, **options):
+def compile_function(fn, *, rows=None, **options):
     """``fn`` compiled into one graph by the configured backend.
 
     Parameters
@@ -77,6 +77,12 @@ def compile_function(fn, **options):
     fn : callable
         Takes and returns arrays of the configured backend (and plain Python
         structures of them, and objects holding them).
+    rows : int, optional
+        A promise that ``fn`` is row-independent along the leading axis of
+        every array of this length among its arguments (row i of such an
+        output depends only on row i of such inputs; see
+        ``_jax_compile.in_row_chunks``).  A backend that gains from it runs
+        the graph over cache-sized chunks of rows (jax); others ignore it.
     **options
         Backend-specific: torch takes ``compiler``, ``dynamic``,
         ``fullgraph``, ``mode``, ``options``, ``memory_budget`` and
@@ -98,7 +104,28 @@ def compile_function(fn, **options):
             f"the {_config.get_backend()} backend does not compile graphs; choose one of "
             f"{', '.join(n for n in _registry.names() if _registry.info(n).compile)}"
         )
-    return configured().compile_function(fn, **options)
+    impl = configured()
+    chunked = getattr(impl, "in_row_chunks", None)  # optional name: a backend may chunk
+    if rows is not None and chunked is not None:
+        fn = chunked(fn, int(rows))
+    return impl.compile_function(fn, **options)
+
+
+def compiled_stage(fn, state):
+    """``fn(state)``; in a graph being compiled, a stage of its own where the backend gains.
+
+    ``state`` is a tuple of arrays, and ``fn`` returns a tuple of the same
+    shapes and dtypes.  XLA:CPU recomputes cheap elementwise chains inside
+    every consumer, so a long sequential graph (the surfaces of a trace)
+    recomputes its whole history at each step unless the steps are stages
+    with materialized inputs and outputs (jax: ``lax.cond`` on a run-time
+    True, see ``_jax_compile.compiled_stage``).  Backends without the
+    optional name ``compiled_stage`` (NumPy, torch: Inductor fuses without
+    recomputation) just call ``fn``; values are the same either way.
+    """
+    impls = impls_of(list(state))
+    stage = getattr(impls[0], "compiled_stage", None) if impls else None
+    return fn(state) if stage is None else stage(fn, state)
 
 
 def explain_compile(fn, *args, **kwargs) -> CompileReport:

@@ -9,7 +9,9 @@ is a warning or an error, never a branch the trace itself needs.  Inside
 :func:`read_later`; the values of all checks are read together, once, when
 the block ends, and the callbacks run then (in order; a callback may warn or
 raise).  Outside the block, or for NumPy arrays and Python numbers (whose
-reads cost nothing), the callback runs at once.
+reads cost nothing), the callback runs at once.  A value that cannot be read
+at all (abstract: a ``jax.jit`` or ``jax.vmap`` tracer) drops its check: the
+guarded quantities stay NaN or inf in the results, as before a deferred read.
 
 :func:`count_host_reads` counts the host reads of torch tensors in a block,
 for tests that a trace makes none.
@@ -24,6 +26,7 @@ import sys
 import numpy as np
 
 from ._creation import astype, device_of, float_dtype, to_numpy
+from ._dispatch import impl_of
 from ._math import reshape, stack
 
 _PENDING: contextvars.ContextVar[list | None] = contextvars.ContextVar(
@@ -80,9 +83,12 @@ def read_later(values, callback):
     values : sequence of 0-d arrays or Python numbers
         What the check needs (read as Python floats; a bool becomes 0.0 or 1.0).
     callback : callable
-        Receives a list of floats, in the order of ``values``.
+        Receives a list of floats, in the order of ``values``; never called
+        when a value is abstract (see the module docstring).
     """
     values = list(values)
+    if any(not _free(v) and impl_of(v).abstract(v) for v in values):
+        return  # traced by jit or vmap: never readable, so the check cannot run
     pending = _PENDING.get()
     if pending is None or all(_free(v) for v in values):
         _run([(values, callback)])

@@ -27,8 +27,10 @@ from jax import lax
 
 from ._jax_compile import (  # noqa: F401  (the jax backend's compile names)
     compile_function,
+    compiled_stage,
     detach_all,
     explain_compile,
+    in_row_chunks,
     mark_trace_constant,
     reset_compiled,
 )

@@ -20,6 +20,7 @@ from ._condition import (
     normalized_solve_masked,
 )
 from ._field_newton import Newton2x2Result, implicit_correction_2x2, newton_2x2
+from ._field_newton_static import newton_2x2_static
 from ._rejections import NON_CONVERGED, NON_FINITE, TANGENT, grouped_rejections
 from ._scalar_newton import ScalarRootProblem, ScalarRootResult, solve_scalar_root
 from ._settings import (
@@ -64,6 +65,7 @@ __all__ = [
     "implicit_correction_2x2",
     "is_singular",
     "newton_2x2",
+    "newton_2x2_static",
     "normalized_solve",
     "normalized_solve_masked",
     "roundoff_tolerance",

@@ -24,11 +24,16 @@ class PerRayViews:
     graph (one fused loop), and autograd sums it once, outside, per
     parameter.  Values are unchanged bit for bit.  Surfaces, geometries,
     frames and paraxial data are shallow-copied, never modified.
+
+    Only for tape autodiff (torch): on JAX a broadcast is a real array
+    (written, read and its cotangent summed: 16 ray-sized arrays each way for
+    the Cooke triplet), while a scalar closed over by the chunked graph has
+    its cotangent summed per chunk inside the loop.
     """
 
     def __init__(self, bucket):
         self.bucket = bucket
-        self.active = be.grad_active()
+        self.active = be.grad_active() and be.autodiff_kind() == "tape"
 
     def __call__(self, value):
         if self.active and be.is_array(value) and value.ndim == 0 and be.requires_grad(value):

@@ -18,6 +18,11 @@ What runs where:
   compilation (:func:`optics.solvers.resolve_settings`) and take a fixed number of masked steps
   with no data-dependent exit (``static`` solve), so there are no graph breaks.
 
+On JAX the graph is additionally mapped over 4096-ray chunks (``rows=`` of
+:func:`optics.backend.compile_function`) and each surface is a compiled stage
+(:mod:`._compiled_kernels`), and ``jax.grad`` recomputes the forward pass in
+the backward one instead of storing it (see docs/performance.md).
+
 Compiled graphs are cached per (system topology, dtype, device, batch-size
 bucket, which inputs vary per ray, compiler, Newton step count).  Batches are
 padded with chief rays up to the bucket size, so nearby sizes share a graph.
@@ -32,7 +37,6 @@ rays that need more than the fixed step count: they are non-converged
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import math
 import time
@@ -48,9 +52,8 @@ from ..paraxial import paraxial
 from ..rays import Rays
 from ..solvers import current_settings, forced_iterations
 from ._compiled_inputs import PerRayViews, media_indices, padded, topology, unpadded
+from ._compiled_kernels import RAY_FIELDS, launch_and_trace, roots_only, trace_only, with_roots
 from .aim import aim, aiming_mode
-from .launch import launch_rays
-from .propagate import through_surface
 from .real_image_height import field_parameters
 
 __all__ = [
@@ -99,7 +102,6 @@ TWO_PASS_NEWTON = True
 #: Most compiled graphs kept; the least recently used is dropped first.
 MAX_CACHE_ENTRIES = 16
 _SMALLEST_BUCKET = 256
-_RAY_FIELDS = ("x", "y", "z", "L", "M", "N", "wavelength", "intensity", "opd", "valid")
 
 
 @dataclasses.dataclass
@@ -191,7 +193,7 @@ def propagate_compiled(optic, rays: Rays, *, compiler=None, newton_iterations=No
     in :func:`trace_rays_compiled`; ``rays`` are global, in object space.
     """
     _require_compilable()
-    inputs = [getattr(rays, name) for name in _RAY_FIELDS]
+    inputs = [getattr(rays, name) for name in RAY_FIELDS]
     return _run("propagate", optic, None, inputs, 6, compiler, newton_iterations)
 
 
@@ -265,13 +267,13 @@ def _prepare(
         context = (context[0], views.dataclass(context[1]))
     surfaces = [views.surface(surface) for surface in surfaces]
     if roots is not None:
-        surfaces = _with_roots(surfaces, roots)
+        surfaces = with_roots(surfaces, roots)
     arguments = (surfaces, frames, indices, context, *flat)
     kinds = tuple((str(a.dtype), be.device_of(a)) for a in flat)
     options = tuple(sorted(INDUCTOR_OPTIONS.items())) if compiler == "inductor" else ()
     given = isinstance(roots, tuple)
     key = (kind, topology(optic), kinds, bucket, per_ray, compiler, options, iterations, given)
-    kernel = {"launch": _launch_and_trace, "propagate": _trace_only}.get(kind, _roots_only)
+    kernel = {"launch": launch_and_trace, "propagate": trace_only}.get(kind, roots_only)
     newton = any(isinstance(s.geometry, NewtonRaphsonGeometry) for s in optic.surfaces)
     budget = NEWTON_MEMORY_BUDGET if newton and not given else MEMORY_BUDGET
     return _Call(kernel, arguments, key, compiler, iterations, budget, shape, n)
@@ -295,7 +297,9 @@ def _run(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterati
     """Call (compiling on first use) the cached graph, and cut the padding off its result."""
     roots = None
     newton = any(isinstance(s.geometry, NewtonRaphsonGeometry) for s in optic.surfaces)
-    if TWO_PASS_NEWTON and newton and be.grad_active():
+    # Only a tape (torch) gains: JAX's backward recomputes the forward anyway, and one
+    # pass is faster there (Chebyshev variant, 1e6 rays: 1.06 s against 1.46 s).
+    if TWO_PASS_NEWTON and newton and be.grad_active() and be.autodiff_kind() == "tape":
         with be.no_grad():
             sink = []
             first = (kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations)
@@ -313,7 +317,7 @@ def _run(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterati
     if entry.calls == 0:
         entry.first_call_seconds = time.perf_counter() - started
     entry.calls += 1
-    fields = {name: unpadded(getattr(out, name), call.shape, call.n) for name in _RAY_FIELDS}
+    fields = {name: unpadded(getattr(out, name), call.shape, call.n) for name in RAY_FIELDS}
     fields["wavelength"] = inputs[wavelength_slot]
     return Rays(**fields)
 
@@ -337,7 +341,11 @@ def _entry(call):
     if entry is None:
         options = dict(INDUCTOR_OPTIONS) if compiler == "inductor" else None
         function = be.compile_function(
-            call.kernel, compiler=compiler, options=options, memory_budget=call.memory_budget
+            call.kernel,
+            rows=call.key[3],  # the bucket: every per-ray array is that long, rows independent
+            compiler=compiler,
+            options=options,
+            memory_budget=call.memory_budget,
         )
         entry = CompiledTrace(key, function)
         _CACHE[key] = entry
@@ -346,55 +354,3 @@ def _entry(call):
     else:
         _CACHE.move_to_end(key)
     return entry
-
-
-def _same(index):
-    """The media are passed as their indices already."""
-    return index
-
-
-def _surface_loop(surfaces, frames, indices, rays):
-    """Surfaces 1..image; the same array object before and after means the same medium."""
-    for i in range(1, len(surfaces)):
-        rays = through_surface(surfaces[i], frames[i], rays, indices[i - 1], indices[i], _same)
-    return rays
-
-
-def _launch_and_trace(surfaces, frames, indices, context, qx, qy, px, py, wavelength):
-    """The compiled kernel of :func:`trace_rays_compiled`."""
-    optic, first_order = context
-    rays = launch_rays(optic, qx, qy, px, py, wavelength, first_order)
-    return _surface_loop(surfaces, frames, indices, rays)
-
-
-def _trace_only(surfaces, frames, indices, context, *components):
-    """The compiled kernel of :func:`propagate_compiled`."""
-    return _surface_loop(surfaces, frames, indices, Rays(*components))
-
-
-def _roots_only(surfaces, frames, indices, context, *inputs):
-    """The no-grad kernel of the first of two passes: the Newton roots, surface by surface."""
-    if context is None:
-        _trace_only(surfaces, frames, indices, context, *inputs)
-    else:
-        _launch_and_trace(surfaces, frames, indices, context, *inputs)
-    for surface in surfaces:  # every Newton surface appended to the same list, in order
-        sink = getattr(surface.geometry, "root_sink", None)
-        if sink is not None:
-            return tuple(sink)
-    return ()
-
-
-def _with_roots(surfaces, roots):
-    """Surfaces whose Newton geometries collect (list) or are given (tuple) their roots."""
-    out, given = [], iter(roots) if isinstance(roots, tuple) else None
-    for surface in surfaces:
-        if isinstance(surface.geometry, NewtonRaphsonGeometry):
-            geometry = copy.copy(surface.geometry)
-            if given is None:
-                geometry.root_sink = roots
-            else:
-                geometry.given_root = next(given)
-            surface = dataclasses.replace(surface, geometry=geometry)
-        out.append(surface)
-    return out

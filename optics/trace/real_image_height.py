@@ -47,7 +47,15 @@ import numpy as np
 from .. import backend as be
 from ..errors import SolveError
 from ..paraxial import paraxial
-from ..solvers import ROUND_OFF_CONSTANT, SINGULAR_CONSTANT, implicit_correction_2x2, newton_2x2
+from ..solvers import (
+    ROUND_OFF_CONSTANT,
+    SINGULAR_CONSTANT,
+    implicit_correction_2x2,
+    newton_2x2,
+    newton_2x2_static,
+    normalized_solve_masked,
+)
+from ._field_failure import raise_if_failed
 from .aim import launch
 from .object_field import object_space_field, unit_field_image_height
 from .propagate import propagate
@@ -130,7 +138,8 @@ def solve_real_image_height(optic, hx, hy, first_order=None, *, tol=None, max_it
     shape = tuple(np.broadcast_shapes(tuple(hx.shape), tuple(hy.shape)))
     top = optic.fields.max_magnitude
     flat = be.reshape(be.stack(_broadcast_pair(hx, hy, shape), axis=-1), (-1, 2))
-    if math.prod(shape) == 1:  # the common case: one field point, no bookkeeping
+    # One field point (the common case), or targets abstract (jit, vmap): no bookkeeping.
+    if math.prod(shape) == 1 or be.is_compiling(flat):
         q = solve_fields(optic, flat * top, first_order, tol=tol, max_iter=max_iter).q
         return be.reshape(q[:, 0], shape), be.reshape(q[:, 1], shape)
     # One primal solve per distinct field point; every occurrence keeps its own
@@ -187,32 +196,38 @@ def _solve(optic, targets, first_order, tol, max_iter, unique=None):
     first_order = paraxial(optic) if first_order is None else first_order
     distinct = targets if unique is None else targets[unique[0]]
     problem = _FieldProblem(optic, distinct, first_order)
-    tol = problem.default_tolerance() if tol is None else float(tol)
+    tol = problem.default_tolerance() if tol is None else tol
     primal = problem.detached()  # graph-free iterations on every backend (JAX: stop_gradient)
-    result = newton_2x2(
-        primal.residual,
-        primal.jacobian,
-        problem.seed(),
+    options = dict(
         tol=tol,
         max_iter=max_iter,
         round_off_constant=ROUND_OFF_CONSTANT,
         singular_constant=SINGULAR_CONSTANT,
     )
-    problem.check(result, tol, max_iter)
+    J_bar = None
+    if problem.static:  # values abstract (jit, vmap): no host reads, failures become NaN
+        result, J_bar = newton_2x2_static(primal.residual_and_jacobian, problem.seed(), **options)
+    else:
+        result = newton_2x2(primal.residual, primal.jacobian, problem.seed(), **options)
+        problem.check(result, tol, max_iter)
     q, residual_norm = result.q, result.residual_norm
     expand = (lambda v: v) if unique is None else (lambda v: v[unique[1]])
     if be.grad_active():
-        with be.no_grad():
-            J_bar = primal.jacobian(q)
+        if J_bar is None:
+            with be.no_grad():
+                J_bar = primal.jacobian(q)
         image = problem.image_xy(q)  # the one grad-attached chief-ray trace
-        q = implicit_correction_2x2(
-            expand(image) - targets,
-            expand(q),
-            expand(J_bar),
-            name="real-image-height field solve (implicit correction)",
-        )
+        residual, q, J_bar = expand(image) - targets, be.detach(expand(q)), expand(J_bar)
+        if problem.static:  # the same correction; a singular J̄ gives no step (q is NaN then)
+            q = q - normalized_solve_masked(be.detach(J_bar), residual)[0]
+        else:
+            name = "real-image-height field solve (implicit correction)"
+            q = implicit_correction_2x2(residual, q, J_bar, name=name)
     else:
         q = expand(q)
+    if problem.static:  # what check() would refuse: the field's rays are NaN (invalid)
+        failed = ~expand(result.converged) | expand(result.singular)
+        q = be.where(failed[..., None], math.nan, q)
     return FieldSolveResult(
         q=q, n_iter=result.n_iter, residual_norm=expand(residual_norm), tolerance=tol
     )
@@ -229,7 +244,17 @@ class _FieldProblem:
         self.field_scale = optic.fields.max_magnitude
         self._evaluated = []  # (q, J) of recent residual evaluations, for jacobian()
         with be.no_grad():
-            unit = float(be.item(unit_field_image_height(optic, first_order)))
+            unit = unit_field_image_height(optic, first_order)
+        #: Values that cannot be read on the host (jit, vmap): the fixed-shape solve.  A
+        #: parameter the paraxial data ignore (a conic, a tilt) shows only in a real ray.
+        self.static = be.is_compiling(unit, targets) or (
+            be.is_compiling() and be.is_compiling(self._axial_image())
+        )
+        if self.static:
+            self.per_unit = 1.0 / unit  # no seed where it is 0 or NaN: those fields fail
+            self.q_scale = be.abs(self.per_unit) * (self.field_scale or 1.0)
+            return
+        unit = float(be.item(unit))
         if not math.isfinite(unit) or unit == 0.0:
             raise SolveError(
                 "real-image-height field solve: the paraxial image height per unit object-space "
@@ -240,13 +265,25 @@ class _FieldProblem:
         # Typical |q| of the system's fields: sizes the difference step.
         self.q_scale = abs(self.per_unit) * (self.field_scale if self.field_scale > 0 else 1.0)
 
+    def _axial_image(self):
+        """(x, y) of the q = 0 chief ray: a value that depends on every surface."""
+        with be.no_grad():
+            return self.image_xy(be.zeros_like(be.detach(self.targets)))
+
     def default_tolerance(self):
         """ROUND_OFF_CONSTANT · eps · (largest length the chief ray sees), mm."""
-        lengths = [1.0, float(np.max(np.abs(be.to_numpy(self.targets)), initial=0.0))]
-        lengths.append(abs(float(be.item(self.first_order.total_track))))
+        lengths = [self.first_order.total_track]
         if not self.optic.object_at_infinity:
-            lengths.append(abs(float(be.item(self.optic.surfaces[0].thickness))))
-        return ROUND_OFF_CONSTANT * be.machine_eps(self.targets) * max(lengths)
+            lengths.append(self.optic.surfaces[0].thickness)
+        if self.static:  # a 0-d array
+            lengths = [be.max(be.abs(be.detach(self.targets)))] + [be.abs(v) for v in lengths]
+            largest = be.maximum(be.max(be.stack([be.asarray(v) for v in lengths])), 1.0)
+        else:
+            lengths = [float(np.max(np.abs(be.to_numpy(self.targets)), initial=0.0))] + [
+                abs(float(be.item(v))) for v in lengths
+            ]
+            largest = max([1.0, *lengths])
+        return ROUND_OFF_CONSTANT * be.machine_eps(self.targets) * largest
 
     def detached(self):
         """This problem on detached copies of the optic, targets and first-order data.
@@ -282,10 +319,15 @@ class _FieldProblem:
         so the Jacobian is kept for :meth:`jacobian`: one trace per iterate
         instead of two (small batches are dominated by per-trace overhead).
         """
+        R, J = self.residual_and_jacobian(q)
+        self._evaluated.append((q, J))
+        return R
+
+    def residual_and_jacobian(self, q):
+        """R(q) and the central-difference J(q) from one batched trace (no cache)."""
         plus, minus = self._difference_points(q)
         xy = self.image_xy(be.concatenate([q[None], plus, minus]))
-        self._evaluated.append((q, self._difference_jacobian(xy[1:], plus, minus)))
-        return xy[0] - self.targets
+        return xy[0] - self.targets, self._difference_jacobian(xy[1:], plus, minus)
 
     def jacobian(self, q):
         """Central-difference ∂I/∂q, shape (m, 2, 2), J[k, i, j] = ∂I_i/∂q_j.
@@ -322,28 +364,7 @@ class _FieldProblem:
 
     def check(self, result, tol, max_iter):
         """Raise SolveError naming the first field that did not converge."""
-        converged = be.to_numpy(result.converged)
-        if converged.all():
-            return
-        k = int(np.flatnonzero(~converged)[0])
-        target = be.to_numpy(be.detach(self.targets))[k]
-        norm = float(be.to_numpy(result.residual_norm)[k])
-        where = f"field at image height (x, y) = ({target[0]:.9g}, {target[1]:.9g}) mm"
-        if self.field_scale > 0:
-            where += f" (normalized ({target[0] / self.field_scale:.6g}, "
-            where += f"{target[1] / self.field_scale:.6g}))"
-        if not math.isfinite(norm):
-            reason = "the chief ray misses a surface or is totally internally reflected"
-        elif bool(be.to_numpy(result.singular)[k]):
-            reason = "the Jacobian dI/dq is singular (x and y responses are degenerate)"
-        elif bool(be.to_numpy(result.stalled)[k]):
-            reason = "no damped Newton step reduces the residual"
-        else:
-            reason = f"no convergence in {max_iter} Newton iterations"
-        raise SolveError(
-            f"real-image-height field solve failed for the {where}: {reason}; "
-            f"chief-ray residual |I - h| = {norm:.3e} mm (tolerance {tol:.3e} mm)"
-        )
+        raise_if_failed(result, self.targets, self.field_scale, tol, max_iter)
 
 
 def field_jacobian(optic, q, first_order=None):
