@@ -180,7 +180,8 @@ def rms_spot(
     fields, wavelengths : list of int, optional
         Indices into the optic's fields and wavelengths (default: all).
     field_weights, wavelength_weights : list of float, optional
-        Relative weights, one per chosen field / wavelength (default: equal).
+        Relative weights, one per chosen field / wavelength (default: the optic's
+        ``fields.weights`` / ``wavelengths.weights``, all 1 unless the lens file sets them).
     rings : int
     reference : {"centroid", "chief"}
     """
@@ -188,6 +189,10 @@ def rms_spot(
     wave_ids = range(len(ctx.optic.wavelengths.values)) if wavelengths is None else wavelengths
     points = tuple(ctx.field(i) for i in field_ids)
     waves = tuple(ctx.wavelength(i) for i in wave_ids)
+    if field_weights is None:  # the optic's own weights ([fields] / [wavelengths] weights)
+        field_weights = [ctx.optic.fields.weight_values()[i] for i in field_ids]
+    if wavelength_weights is None:
+        wavelength_weights = [ctx.optic.wavelengths.weight_values()[i] for i in wave_ids]
     weights = _outer_weights(field_weights, len(points), wavelength_weights, len(waves))
     rays = ctx.bundle(points, waves, rings).rays  # shape (W, F, N)
     if reference == "chief":

@@ -44,6 +44,7 @@ class _Context:
     def __init__(self, source, scale, catalogs, glass_fallback, last):
         self.source, self.scale, self.catalogs = source, scale, catalogs
         self.glass_fallback, self.last = glass_fallback, last
+        self.substituted = set()  # OpticStudio glass names replaced (warned once each)
 
 
 def read(path, *, glass_fallback=None) -> dict:

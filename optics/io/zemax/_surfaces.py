@@ -81,7 +81,9 @@ def surface_table(block, context, medium):
         material = (
             "air"
             if record is None
-            else _glass.material(record, where, context.catalogs, context.glass_fallback)
+            else _glass.material(
+                record, where, context.catalogs, context.glass_fallback, context.substituted
+            )
         )
     if material != "air" and block.number != context.last:
         entry["material"] = material

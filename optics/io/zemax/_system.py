@@ -88,20 +88,26 @@ def fields(zmx, source, scale) -> dict:
         values = [y * unit for y in ys]
     else:
         values = [[x * unit, y * unit] for x, y in zip(xs, ys)]
-    return {"type": FIELD_TYPES[kind], "values": values}
+    table = {"type": FIELD_TYPES[kind], "values": values}
+    weights = _values(zmx, "FWGN", source)
+    if weights:
+        _set_weights(table, (weights + [1.0] * count)[:count], "FWGN", source)
+    return table
 
 
 def wavelengths(zmx, source) -> dict:
     """The [wavelengths] table (µm) with the 0-based primary."""
     ftyp = zmx.get("FTYP")
     count = ftyp.integer(3, source, 0.0) if ftyp is not None and len(ftyp.args) > 3 else None
-    values = []
+    values, weights = [], None
     for record in zmx.all("WAVM"):
         index = record.integer(0, source)
         if count is None or index <= count:
-            values.append((index, record.number(1, source)))
+            values.append((index, record.number(1, source), record.number(2, source, 1.0)))
     if values:
-        values = [value for _, value in sorted(values)]
+        values.sort()
+        weights = [weight for _, _, weight in values]
+        values = [value for _, value, _ in values]
     else:
         values = _values(zmx, "WAVL", source)
         if count:
@@ -115,7 +121,21 @@ def wavelengths(zmx, source) -> dict:
             f"{source}: line {record.line}: primary wavelength PWAV {primary} is not one of "
             f"the {len(values)} active wavelengths"
         )
-    return {"values": values, "primary": primary - 1}
+    table = {"values": values, "primary": primary - 1}
+    if weights:
+        _set_weights(table, weights, "WAVM", source)
+    return table
+
+
+def _set_weights(table, weights, keyword, source):
+    """Keep ``weights`` in ``table`` unless every one is 1 (the default)."""
+    if all(w == 1 for w in weights):
+        return
+    if not all(math.isfinite(w) and w >= 0 for w in weights) or not sum(weights) > 0:
+        raise LensFileError(
+            f"{source}: {keyword}: weights {weights} must be non-negative and not all 0"
+        )
+    table["weights"] = weights
 
 
 def ray_aiming(zmx, source) -> str:
