@@ -28,7 +28,7 @@ from ...surfaces import media
 from ...system import Aperture
 from ...trace.aim import stop_radius
 from .._schema import optic_from_dict
-from . import _surfaces, _system, _text
+from . import _floa, _surfaces, _system, _text
 from ._glass import ZemaxWarning
 from ._writer import dumps, encode
 
@@ -50,7 +50,9 @@ class _Context:
 def read(path, *, glass_fallback=None) -> dict:
     """Lens-file data of a .zmx file (a finite-conjugate FNUM aperture still unresolved).
 
-    Use :func:`load` for an Optic; this is the data before the paraxial step.
+    Use :func:`load` for an Optic; this is the data before the paraxial step.  A
+    FLOA aperture whose stop has no DIAM is ``{"type": "floating", "limits":
+    {surface: DIAM}}`` here; :func:`load` sizes the stop from those (``_floa``).
     """
     path = Path(path)
     try:
@@ -86,7 +88,11 @@ def reads(raw: bytes, source: str = "<zmx>", *, glass_fallback=None) -> dict:
         surfaces.append(entry)
     data["surfaces"] = surfaces
     if data["aperture"]["type"] == "floating":
-        data["aperture"] = {"type": "stop_diameter", "value": 2.0 * _stop_semi(zmx, context)}
+        semi = _stop_semi(zmx, context)
+        if semi:
+            data["aperture"] = {"type": "stop_diameter", "value": 2.0 * semi}
+        else:  # sized by optic_from_zmx_data (_floa.py)
+            data["aperture"] = {"type": "floating", "limits": _diam_limits(zmx, context)}
     _system.telecentric_and_aiming(data, zmx, source)
     if not data["name"]:
         del data["name"]
@@ -129,9 +135,14 @@ def optic_from_zmx_data(data, source):
     fno = aperture["type"] == "image_fno"
     if fno:
         data = dict(data, aperture={"type": "epd", "value": 1.0})
+    floating = aperture["type"] == "floating"
+    if floating:
+        data = dict(data, aperture={"type": "stop_diameter", "value": 1.0})
     optic = optic_from_dict(data, source)
     if fno:
         _resolve_fno(optic, aperture["value"], infinite)
+    if floating:
+        _floa.size_stop(optic, aperture["limits"], source)
     _check_real_aiming(optic, source)
     return optic
 
@@ -175,15 +186,20 @@ def _image_in_air(optic) -> bool:
 
 
 def _stop_semi(zmx, context):
-    """The stop surface's semi-diameter (DIAM) in mm for a FLOA aperture."""
+    """The stop surface's semi-diameter (DIAM) in mm for a FLOA aperture (None: not stated)."""
     for block in zmx.surfaces:
         if block.get("STOP") is not None:
             where = f"{context.source}: surface {block.number} (the stop)"
-            value = _surfaces.semi_diameter(block, where, context.scale)
-            if not value:
-                raise LensFileError(
-                    f"{where}: FLOA (float by stop size) needs the stop's semi-diameter, but "
-                    "its DIAM is missing or 0: the beam size is undefined"
-                )
-            return value
+            return _surfaces.semi_diameter(block, where, context.scale) or None
     raise LensFileError(f"{context.source}: FLOA (float by stop size) but no surface is the STOP")
+
+
+def _diam_limits(zmx, context):
+    """{surface number: DIAM in mm} of the optical surfaces other than the stop that state one."""
+    limits = {}
+    for block in zmx.surfaces[1:-1]:
+        where = f"{context.source}: surface {block.number}"
+        value = _surfaces.semi_diameter(block, where, context.scale)
+        if block.get("STOP") is None and value and value > 0:
+            limits[block.number] = value
+    return limits
