@@ -28,8 +28,9 @@ from ...surfaces import media
 from ...system import Aperture
 from ...trace.aim import stop_radius
 from .._schema import optic_from_dict
-from . import _floa, _surfaces, _system, _text
+from . import _floa, _surfaces, _system, _telecentric, _text
 from ._glass import ZemaxWarning
+from ._telecentric import IMAGE_HEIGHT_TYPES
 from ._writer import dumps, encode
 
 __all__ = ["ZemaxWarning", "read", "reads", "load", "loads", "dumps", "encode", "EXTENSIONS"]
@@ -52,7 +53,9 @@ def read(path, *, glass_fallback=None) -> dict:
 
     Use :func:`load` for an Optic; this is the data before the paraxial step.  A
     FLOA aperture whose stop has no DIAM is ``{"type": "floating", "limits":
-    {surface: DIAM}}`` here; :func:`load` sizes the stop from those (``_floa``).
+    {surface: DIAM}}`` here; :func:`load` sizes the stop from those (``_floa``),
+    and turns image-height fields in telecentric object space into object
+    heights (``_telecentric``).
     """
     path = Path(path)
     try:
@@ -138,7 +141,13 @@ def optic_from_zmx_data(data, source):
     floating = aperture["type"] == "floating"
     if floating:
         data = dict(data, aperture={"type": "stop_diameter", "value": 1.0})
+    fields = data["fields"]
+    telecentric_image = fields.get("object_telecentric") and fields["type"] in IMAGE_HEIGHT_TYPES
+    if telecentric_image:
+        data = dict(data, fields=dict(fields, type="object_height"))
     optic = optic_from_dict(data, source)
+    if telecentric_image:
+        _telecentric.to_object_heights(optic, fields["type"], optic.fields.values, source)
     if fno:
         _resolve_fno(optic, aperture["value"], infinite)
     if floating:

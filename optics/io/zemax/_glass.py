@@ -155,14 +155,31 @@ def resolve(name, gcat_names, where):
     """The material table of a catalog glass found exactly; LensFileError otherwise."""
     order = catalog_order(gcat_names)
     folded = name.casefold()
+    names = _folded_names()
     for catalog in order:
-        try:
-            found, cat = _glass_catalog.resolve(name, catalog)
-        except _glass_catalog.UnknownGlassError:
-            continue
-        if found.casefold() == folded:
-            return {"name": found, "catalog": cat}
+        found = names[catalog].get(folded)
+        if found is not None:
+            return {"name": found, "catalog": catalog}
     raise LensFileError(f"{where}: {unknown_message(name, gcat_names, order)}")
+
+
+_FOLDED: dict = {}
+
+
+def _folded_names() -> dict:
+    """{catalog: {name in lower case: the catalog's name}} (the first spelling wins).
+
+    Built once per parsed catalog index (``_glass_catalog.clear_cache`` makes a new one).
+    """
+    index = _glass_catalog._catalog_index()
+    if _FOLDED.get("index") is not index:
+        _FOLDED.clear()
+        _FOLDED["index"] = index
+        _FOLDED["names"] = {
+            catalog: {page.casefold(): page for page in reversed(list(pages))}
+            for catalog, pages in index.items()
+        }
+    return _FOLDED["names"]
 
 
 def unknown_message(name, gcat_names, order) -> str:

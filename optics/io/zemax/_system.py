@@ -21,6 +21,7 @@ from ...errors import LensFileError
 from ._glass import ZemaxWarning
 
 UNITS = {"MM": 1.0, "CM": 10.0, "IN": 25.4, "METER": 1000.0, "M": 1000.0}
+IMAGE_HEIGHTS = ("paraxial_image_height", "real_image_height")
 FIELD_TYPES = {
     0: "angle",
     1: "object_height",
@@ -162,8 +163,9 @@ def telecentric_and_aiming(data, zmx, source):
     """Set ``[fields] object_telecentric`` and ``[aiming]`` from FTYP and RAIM.
 
     Telecentric object space is kept only where the lens file allows it (a
-    finite object, an ``object_na`` aperture, ``object_height`` fields); there
-    the aiming mode does not apply.  Otherwise a warning names FTYP.
+    finite object, an ``object_na`` aperture, ``object_height`` fields, or
+    image-height fields that the loader turns into object heights: _telecentric.py);
+    there the aiming mode does not apply.  Otherwise a warning names FTYP.
     """
     mode = ray_aiming(zmx, source)
     if object_telecentric(zmx, source):
@@ -172,7 +174,7 @@ def telecentric_and_aiming(data, zmx, source):
             needs.append("a finite object")
         if data["aperture"]["type"] != "object_na":
             needs.append("an object NA (OBNA) aperture")
-        if data["fields"]["type"] != "object_height":
+        if data["fields"]["type"] not in ("object_height", *IMAGE_HEIGHTS):
             needs.append(f"object-height fields, not {data['fields']['type']}")
         if needs:
             warnings.warn(
