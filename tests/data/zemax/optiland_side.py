@@ -14,7 +14,11 @@ misreadings are corrected so that both programs describe the same system:
 - a toroid's radius of rotation: Optiland takes PARM 2 for it; the request
   carries PARM 1's value (``toroids``: {Optiland surface index: radius});
 - Newton–Raphson surfaces: Optiland's tolerance (1e-10 mm) is set to 0, that
-  is to round-off, so that its rays are accurate to better than 1e-9.
+  is to round-off, so that its rays are accurate to better than 1e-9;
+- where optics reads a file by a documented approximation, Optiland is given
+  the same system: ``epd`` (a FLOA stop without DIAM, sized by optics) and
+  ``fields`` (object heights, telecentric, for image-height fields in
+  telecentric object space, solved by optics).
 
 Optiland does not scale lengths by UNIT; make_reference.py scales its answers.
 
@@ -67,6 +71,14 @@ def measure(request):
         optic.set_aperture("float_by_stop_size", 2.0 * optic.aperture.value)
     for field in optic.fields.fields:
         field.vx, field.vy = 0.0, 0.0
+    if "epd" in request:  # optics sized a FLOA stop that has no DIAM: the same pupil
+        optic.set_aperture("EPD", request["epd"])
+    if "fields" in request:  # optics' object heights for telecentric image-height fields
+        optic.fields.fields = []
+        optic.set_field_type(request["fields"]["type"])
+        for x, y in request["fields"]["values"]:
+            optic.add_field(y=y, x=x)
+        optic.obj_space_telecentric = request["fields"]["telecentric"]
     optic.update()
     p = optic.paraxial
     paraxial = {
