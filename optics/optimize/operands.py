@@ -15,7 +15,7 @@ and (px, py) are normalized field and pupil coordinates.  Lengths in mm.
 from __future__ import annotations
 
 from .. import backend as be
-from ..analysis.spot import spot_statistics
+from ..analysis.spot import in_image_frame, spot_statistics
 from ..errors import ConfigurationError, SolveError
 from ..paraxial import paraxial
 from ..trace import trace_bundle
@@ -194,9 +194,9 @@ def rms_spot(
     if wavelength_weights is None:
         wavelength_weights = [ctx.optic.wavelengths.weight_values()[i] for i in wave_ids]
     weights = _outer_weights(field_weights, len(points), wavelength_weights, len(waves))
-    rays = ctx.bundle(points, waves, rings).rays  # shape (W, F, N)
+    rays = in_image_frame(ctx.optic, ctx.bundle(points, waves, rings).rays)  # shape (W, F, N)
     if reference == "chief":
-        chief = ctx.chief(points, "rms_spot")  # shape (F,)
+        chief = in_image_frame(ctx.optic, ctx.chief(points, "rms_spot"))  # shape (F,)
         ref_x, ref_y = chief.x[None, :, None], chief.y[None, :, None]
     elif reference == "centroid":
         ref_x = ref_y = 0.0  # unused: the centroid statistic is taken
