@@ -6,9 +6,10 @@ NA), FLOA (the stop's semi-diameter sets the beam: a ``stop_diameter``
 aperture of twice it, resolved by the reader once the stop is known).
 Fields: FTYP's first value is the type (0 angle, 1 object height, 2 paraxial
 image height, 3 real image height), its second the object-space telecentric
-flag and its third the number of fields; XFLN/YFLN hold the values.
-Wavelengths: WAVM lines (or the older WAVL line), the active count being
-FTYP's fourth value, and PWAV the 1-based primary.  RAIM's second value is the
+flag and its third the number of fields; XFLN/YFLN hold the values, FWGN
+the weights.  Wavelengths: WAVM lines (number, µm, weight; or the older WAVL
+line, without weights), the active count being FTYP's fourth value, and PWAV
+the 1-based primary.  Weights that are all 1 are left out (the default).  RAIM's second value is the
 ray-aiming mode.
 """
 
