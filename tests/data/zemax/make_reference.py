@@ -35,6 +35,8 @@ from optics.io import zemax
 from optics.io.zemax import _system, _text
 from optics.paraxial import paraxial
 from optics.surfaces import media
+from optics.trace.aim import launch
+from optics.trace.real_image_height import field_parameters
 
 HERE = Path(__file__).resolve().parent
 FIELDS = {"f0": 0.0, "f07": 0.7, "f1": 1.0}
@@ -117,6 +119,25 @@ def overrides(path, optic):
     return out
 
 
+def launched(optic):
+    """optics' object-space rays (paraxial aiming) for RAYS, global x, y, z, L, M, N.
+
+    optiland_side.py traces these through Optiland's surfaces only where Optiland's
+    own launch fails (its paraxial trace refuses a folded geometry): a check of the
+    surfaces, mirrors and coordinate breaks, not of the launch.
+    """
+    aiming, optic.aiming = optic.aiming, "paraxial"
+    try:
+        first_order = paraxial(optic)
+        hx, hy, px, py = (be.asarray([r[i] for r in RAYS]) for i in range(1, 5))
+        qx, qy = field_parameters(optic, hx, hy, first_order)[:2]
+        wavelength = be.asarray(optic.primary_wavelength)
+        rays = launch(optic, qx, qy, px, py, wavelength, first_order)
+    finally:
+        optic.aiming = aiming
+    return {k: be.to_numpy(getattr(rays, k)).tolist() for k in "xyzLMN"}
+
+
 def load(path):
     """(optic, fallback, error): optics' reading of one file, with the fallback if needed."""
     first_error = None
@@ -167,22 +188,29 @@ def main(optiland_python, only=()):
             "toroids": {k: v / unit_scale(path) for k, v in toroids(optic).items()},
         }
         request.update(overrides(path, optic))
+        request["launch"] = launched(optic)
+        for key in "xyz":  # Optiland reads lengths in the file's unit
+            request["launch"][key] = [v / unit_scale(path) for v in request["launch"][key]]
         helper.stdin.write(json.dumps(request) + "\n")
         helper.stdin.flush()
         reply = json.loads(helper.stdout.readline())
         if "error" in reply:
             entry["optiland_error"] = reply["error"]
             print(path.name, "optiland error:", reply["error"][:100])
-        else:
+        if "rays" in reply:
             scale = unit_scale(path)
             if scale != 1.0:
                 entry["optiland_lengths_scaled_by"] = scale
                 for key in ("efl", "epd", "ep_position", "xpd", "xp_position"):
-                    reply["paraxial"][key] *= scale
+                    if "paraxial" in reply:
+                        reply["paraxial"][key] *= scale
                 for key in "xyz":
                     reply["rays"][key] = [v * scale for v in reply["rays"][key]]
-            entry["paraxial"] = reply["paraxial"]
-            entry["optiland_aperture"] = reply["aperture"]
+            if "paraxial" in reply:
+                entry["paraxial"] = reply["paraxial"]
+                entry["optiland_aperture"] = reply["aperture"]
+            else:
+                entry["optiland_traced"] = "optics' launched object-space rays (see README)"
             entry["indices"] = request["indices"]
             entry["optiland_indices"] = reply["optiland_indices"]
             entry["rays"] = [
