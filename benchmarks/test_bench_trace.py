@@ -29,6 +29,8 @@ def _surfaces(optic):
 
 
 def _record_rate(benchmark, n, optic):
+    if benchmark.stats is None:  # --benchmark-disable: run once, nothing timed
+        return
     rate = n * _surfaces(optic) / benchmark.stats.stats.median
     benchmark.extra_info["ray_surfaces_per_s"] = rate
     benchmark.extra_info["M_ray_surfaces_per_s"] = round(rate / 1e6, 2)
@@ -83,4 +85,32 @@ def test_trace_fixed_overhead_one_ray(benchmark, backend_name):
     with be.using(backend_name):
         optic = load("cooke_triplet")
         benchmark(trace_rays, optic, 0.0, 0.7, 0.0, 0.0)
-    benchmark.extra_info["overhead_ms"] = benchmark.stats.stats.median * 1e3
+    if benchmark.stats is not None:
+        benchmark.extra_info["overhead_ms"] = benchmark.stats.stats.median * 1e3
+
+
+@pytest.mark.parametrize("blocked", [False, True], ids=["one_batch", "blocked"])
+@pytest.mark.parametrize("backend_name", ["numpy", "torch"])
+@pytest.mark.parametrize("n", (10_000, 1_000_000))
+def test_trace_cache_blocking(benchmark, n, backend_name, blocked):
+    """One batch against cache-sized blocks (optics.trace.blocks), Cooke and no gradients.
+
+    Small batches fit one block (the two cases then trace alike); the 1e6-ray
+    pair shows the blocking's gain.
+    """
+    if backend_name == "torch":
+        pytest.importorskip("torch")
+    with be.using(backend_name):
+        optic = load("cooke_triplet")
+        px, py = _pupil(n)
+
+        def run():
+            with be.no_grad():
+                if blocked:
+                    return trace_rays(optic, 0.0, 0.7, px, py)
+                with be.ray_blocks(None):
+                    return trace_rays(optic, 0.0, 0.7, px, py)
+
+        benchmark.pedantic(run, rounds=5, warmup_rounds=1)
+    _record_rate(benchmark, n, optic)
+    benchmark.extra_info["ray_block"] = be.ray_block_size(px) if blocked else None

@@ -7,11 +7,11 @@ matplotlib is imported lazily (inside the functions) and with the non-GUI
 from __future__ import annotations
 
 import os
-import secrets
 
 import numpy as np
 
 from . import backend as be
+from ._atomic import write_atomically
 from .analysis.spot import in_image_frame
 from .errors import OpticsError
 from .frames import surface_frames
@@ -339,17 +339,10 @@ def save_figure(fig, path):
     plt = pyplot()
     path = os.fspath(path)
     check_image_path(path)
-    target = os.path.realpath(path)
-    folder, name = os.path.split(target)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
-    os.close(os.open(tmp, flags, 0o666))
+    file_format = os.path.splitext(path)[1].lower().lstrip(".")
     try:
-        fig.savefig(tmp, dpi=120, format=os.path.splitext(path)[1].lower().lstrip("."))
-        if os.path.exists(target):
-            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
-        os.replace(tmp, target)
+        write_atomically(
+            path, lambda temporary: fig.savefig(temporary, dpi=120, format=file_format)
+        )
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
         plt.close(fig)

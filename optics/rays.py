@@ -44,6 +44,10 @@ class Rays:
         """A copy with some components replaced (the arrays are not copied)."""
         return dataclasses.replace(self, **changes)
 
+    def map(self, function) -> Rays:
+        """A copy with ``function`` applied to every component (e.g. an index or a reshape)."""
+        return Rays(**{f.name: function(getattr(self, f.name)) for f in dataclasses.fields(self)})
+
     @property
     def n_rays(self) -> int:
         """Number of rays in the batch."""

@@ -21,6 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "optics"
 LAYERS = (
     ("optics._version", 0),
     ("optics.errors", 0),
+    ("optics._atomic", 0),
     ("optics.backend", 0),
     ("optics.solvers", 1),
     ("optics.polynomials", 2),
@@ -37,6 +38,7 @@ LAYERS = (
     ("optics.params", 5),
     ("optics.paraxial", 6),
     ("optics.trace.propagate", 7),
+    ("optics.trace.blocks", 7),
     ("optics.trace.launch", 8),
     ("optics.trace._aim_solve", 8),
     ("optics.trace.aim", 8),

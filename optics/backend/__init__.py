@@ -78,12 +78,19 @@ from ._creation import (  # noqa: F401  (re-exported through __all__)
     zeros_like,
 )
 from ._deferred import (  # noqa: F401  (re-exported through __all__)
+    after_reads,
     count_host_reads,
     deferred_reads,
     read_later,
     reads_deferred,
 )
-from ._fused import accumulate, add_product  # noqa: F401  (re-exported through __all__)
+from ._fused import (  # noqa: F401  (re-exported through __all__)
+    accumulate,
+    add_product,
+    ray_block_size,
+    ray_blocks,
+    write_block,
+)
 from ._math import (  # noqa: F401  (names made in a loop in _math)
     abs,
     all,

@@ -77,6 +77,19 @@ def read_later(values, callback):
         pending.append((values, callback))
 
 
+def after_reads(callback):
+    """Call ``callback()`` after the pending checks of the enclosing block (at once outside one).
+
+    For work that needs every check's outcome first, such as a warning
+    merged from the checks of several parts of a trace.
+    """
+    pending = _PENDING.get()
+    if pending is None:
+        callback()
+    else:
+        pending.append(([], lambda _values: callback()))
+
+
 def _free(value) -> bool:
     """A Python number or a NumPy array: reading it syncs nothing."""
     return isinstance(value, (int, float, np.ndarray, np.generic))

@@ -47,6 +47,11 @@ class BackendInfo:
         may follow the kind ("cuda:1").
     float64 : bool
         Whether it computes in float64.
+    ray_block : int or None
+        Rays per block of an eager trace that records no gradient, on the
+        CPU: large batches are traced block by block so that each block's
+        temporaries stay in cache (see :func:`optics.backend.ray_block_size`);
+        None: always one batch (immutable arrays, or no measured gain).
     """
 
     name: str
@@ -57,6 +62,7 @@ class BackendInfo:
     compile: bool = False
     device_kinds: tuple = ("cpu",)
     float64: bool = True
+    ray_block: int | None = None
 
 
 _REGISTRY: dict[str, BackendInfo] = {}
@@ -139,7 +145,7 @@ def loaded() -> list:
     return out
 
 
-register(BackendInfo("numpy", "_numpy_impl"))
+register(BackendInfo("numpy", "_numpy_impl", ray_block=2**15))
 register(
     BackendInfo(
         "torch",
@@ -149,6 +155,7 @@ register(
         autodiff="tape",
         compile=True,
         device_kinds=("cpu", "cuda", "mps", "meta"),
+        ray_block=2**16,
     )
 )
 register(

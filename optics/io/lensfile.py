@@ -12,11 +12,10 @@ import json
 import math
 import os
 import re
-import secrets
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from .._atomic import write_bytes_atomically
 from .._version import __version__
 from ..errors import LensFileError
 from . import _toml_writer, zemax
@@ -229,41 +228,13 @@ def _format(path: Path, source: str) -> str:
     return fmt
 
 
-def _write_atomically(path: Path, text: str, source: str):
-    """Write to a temporary file in the target's directory, then os.replace it over the target."""
-    target = Path(os.path.realpath(path))  # write through a symlink, not over it
-    temporary = None
+def _write_atomically(path: Path, text, source: str):
+    """Write ``text`` (str as UTF-8, or bytes) atomically; LensFileError naming ``source``."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8")
     try:
-        fd, temporary = _create_temporary(target)
-        data = text if isinstance(text, bytes) else text.encode("utf-8")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if target.exists():
-            os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
-        os.replace(temporary, target)
-        temporary = None
+        write_bytes_atomically(path, data)
     except OSError as exc:
         raise LensFileError(f"{source}: cannot write the lens file: {exc.strerror or exc}") from exc
-    finally:
-        if temporary is not None:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-
-
-def _create_temporary(target: Path):
-    """An exclusive new file next to ``target``; the umask sets its mode, as for any new file."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    for _ in range(100):
-        name = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-        try:
-            return os.open(name, flags, 0o666), name
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary file name next to {target}")
 
 
 # --- format details ---------------------------------------------------------------------

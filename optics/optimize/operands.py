@@ -108,10 +108,7 @@ class MeritContext:
 
 def _take(rays, index):
     """Rays indexed along their first axis."""
-    return rays.replace(**{name: getattr(rays, name)[index] for name in _COMPONENTS})
-
-
-_COMPONENTS = ("x", "y", "z", "L", "M", "N", "wavelength", "intensity", "opd", "valid")
+    return rays.map(lambda component: component[index])
 
 
 def _require_valid(valid, fields, operand, what):

@@ -19,7 +19,7 @@ from ._condition import (
     normalized_solve_masked,
 )
 from ._field_newton import Newton2x2Result, implicit_correction_2x2, newton_2x2
-from ._rejections import NON_CONVERGED, NON_FINITE, TANGENT
+from ._rejections import NON_CONVERGED, NON_FINITE, TANGENT, grouped_rejections
 from ._scalar_newton import ScalarRootProblem, ScalarRootResult, solve_scalar_root
 from ._settings import (
     ResolvedSettings,
@@ -54,6 +54,7 @@ __all__ = [
     "condition_ratio",
     "current_settings",
     "forced_iterations",
+    "grouped_rejections",
     "resolve_settings",
     "solver_settings",
     "floor_slope",

@@ -2,17 +2,25 @@
 
 A problem that is not regular at the root falls in exactly one category, in
 priority order: ``non_finite``, ``non_converged``, ``tangent``, then the
-problem's own categories.  A solve warns once, grouped, with the counts.
+problem's own categories.  A solve warns once, grouped, with the counts;
+inside :func:`grouped_rejections` (a trace run in blocks) the solves of one
+name warn once together, with the counts of all of them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import warnings
 
 from optics import backend as be
 
 from ._thresholds import roundoff_tolerance, slope_floor
+
+_GROUP: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
+    "optics_rejection_group", default=None
+)
 
 #: The solver's own rejection categories, in priority order (a problem falls
 #: in the first that applies; the problem's own categories come after).
@@ -52,9 +60,10 @@ def tally(rejected):
 
 
 def warn_grouped_later(name, result, n, grad, stacklevel):
-    """:func:`_warn` with the counts and the worst residual read after the trace."""
+    """:func:`warn_grouped` with the counts and the worst residual read after the trace."""
     if n == 0:
         return
+    group = _GROUP.get()  # the callback runs after the trace, outside the group's block
     keys = list(result.rejected)
     abs_F = be.abs(result.residual)
     worst = be.max(be.where(be.isfinite(abs_F), abs_F, 0.0))
@@ -64,19 +73,65 @@ def warn_grouped_later(name, result, n, grad, stacklevel):
         counts = {key: int(v) for key, v in zip(keys, values)}
         if sum(counts.values()):
             counted = dataclasses.replace(result, counts=counts, deferred=False)
-            warn_grouped(name, counted, n, grad, stacklevel + 2, worst=values[-1])
+            _warn_or_join(group, name, counted, n, grad, stacklevel + 2, values[-1])
 
     be.read_later([*sums, worst], warn)
 
 
 def warn_grouped(name, result, n, grad, stacklevel, worst=None):
-    """The one grouped RuntimeWarning of a solve."""
-    parts = ", ".join(f"{key}={count}" for key, count in result.counts.items() if count)
+    """The one grouped RuntimeWarning of a solve (joined to an enclosing group's)."""
+    _warn_or_join(_GROUP.get(), name, result, n, grad, stacklevel + 1, worst)
+
+
+def _warn_or_join(group, name, result, n, grad, stacklevel, worst):
+    worst = result.worst_residual if worst is None else worst
+    if group is None:
+        _warn(name, dict(result.counts), n, result.n_iter, worst, grad, stacklevel + 1)
+        return
+    entry = group.setdefault(name, {"counts": {}, "n": 0, "n_iter": 0, "worst": 0.0})
+    for key, count in result.counts.items():
+        entry["counts"][key] = entry["counts"].get(key, 0) + count
+    entry["n"] += n
+    entry["n_iter"] = max(entry["n_iter"], result.n_iter)
+    entry["worst"] = max(entry["worst"], worst)
+    entry["grad"] = grad
+
+
+def _warn(name, counts, n, n_iter, worst, grad, stacklevel):
+    parts = ", ".join(f"{key}={count}" for key, count in counts.items() if count)
     invalid = "all invalid, zero gradient" if grad else "non_finite and non_converged are invalid"
     warnings.warn(
-        f"{name}: {result.n_rejected} of {n} problems rejected ({parts}; {invalid}) "
-        f"after {result.n_iter} iterations, worst residual "
-        f"{result.worst_residual if worst is None else worst:.3g}",
+        f"{name}: {sum(counts.values())} of {n} problems rejected ({parts}; {invalid}) "
+        f"after {n_iter} iterations, worst residual {worst:.3g}",
         RuntimeWarning,
         stacklevel=stacklevel,
     )
+
+
+@contextlib.contextmanager
+def grouped_rejections():
+    """Solves of one name inside the block warn once together (counts summed).
+
+    For a computation split into parts (a trace run block by block): the
+    warning reads as for one solve over every problem (total counts and
+    problems, the most iterations, the worst residual).  Counts read after
+    a trace (:func:`optics.backend.deferred_reads`) join too: the merged
+    warnings are issued after the enclosing deferred block's reads.
+    """
+    if _GROUP.get() is not None:
+        yield
+        return
+    group = {}
+    token = _GROUP.set(group)
+    try:
+        yield
+    finally:
+        _GROUP.reset(token)
+
+    def flush():
+        for name, entry in group.items():
+            if entry["n"] and sum(entry["counts"].values()):
+                counts, worst = entry["counts"], entry["worst"]
+                _warn(name, counts, entry["n"], entry["n_iter"], worst, entry["grad"], 4)
+
+    be.after_reads(flush)

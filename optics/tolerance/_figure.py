@@ -5,8 +5,11 @@ matplotlib is imported here, when a figure is asked for, never at package import
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
+from .._atomic import write_atomically
 from ..errors import ConfigurationError
 
 
@@ -53,4 +56,5 @@ def save_monte_carlo_figure(result, path, title=""):
         f"{title}  N = {result.trials}, seed {result.seed}: mean {stats['mean']:.4g}, "
         f"p90 {stats['p90']:.4g}".strip()
     )
-    fig.savefig(path, dpi=120)
+    file_format = Path(path).suffix.lower().lstrip(".") or None
+    write_atomically(path, lambda temporary: fig.savefig(temporary, dpi=120, format=file_format))

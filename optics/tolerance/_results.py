@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import csv
 import math
-import os
 from pathlib import Path
 
+from .._atomic import write_atomically
 from ..errors import ConfigurationError
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -48,13 +48,15 @@ def _columns(result):
 
 def _write_csv(result, path):
     columns = _columns(result)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as stream:
-        writer = csv.writer(stream)
-        writer.writerow(list(columns))
-        for row in zip(*columns.values()):
-            writer.writerow(["" if v is None else repr(v) for v in row])
-    os.replace(tmp, path)
+
+    def write(temporary):
+        with open(temporary, "w", newline="", encoding="utf-8") as stream:
+            writer = csv.writer(stream)
+            writer.writerow(list(columns))
+            for row in zip(*columns.values()):
+                writer.writerow(["" if v is None else repr(v) for v in row])
+
+    write_atomically(path, write)
 
 
 def _write_parquet(result, path):
@@ -65,4 +67,5 @@ def _write_parquet(result, path):
         raise ParquetUnavailableError(
             f"writing {path.name} needs pyarrow (pip install pyarrow), or write a .csv file"
         ) from exc
-    pq.write_table(pa.table(_columns(result)), path)
+    table = pa.table(_columns(result))
+    write_atomically(path, lambda temporary: pq.write_table(table, temporary))

@@ -23,8 +23,9 @@ from ..paraxial import ParaxialData, paraxial
 from ..rays import Rays
 from ..sampling import hexapolar, hexapolar_count, hexapolar_range
 from .aim import aiming_mode, launch, warn_if_off_centre
+from .blocks import in_blocks
 from .compiled import propagate_compiled
-from .propagate import propagate
+from .propagate import propagate, shared_lookup
 from .real_image_height import field_parameters
 
 
@@ -336,21 +337,30 @@ def _trace(
     qx, qy = (be.reshape(v, (1, n_fields, 1)) for v in q)
     px, py = (be.reshape(v, (1, 1, -1)) for v in pupil)
     wavelength = be.reshape(be.asarray(list(wavelengths)), (-1, 1, 1))
-    rays = launch(optic, qx, qy, px, py, wavelength, first_order, aiming=aiming)
-    # Every surface type traces flat batches (n,): flatten, trace, restore.
-    shape = (len(wavelengths), n_fields, be.size(pupil[0]))
-    flat = _reshaped(rays, lambda v: be.reshape(be.broadcast_to(v, shape), (-1,)))
-    probed = None
-    if compiled:
-        traced = propagate_compiled(optic, flat)
-    else:
+    if clip is not True and clip is not False:
+        clip = be.reshape(clip, (1, 1, -1))
+
+    lookups = {}
+
+    def run(qx, qy, px, py, part, clip):
+        rays = launch(optic, qx, qy, px, py, part, first_order, aiming=aiming)
+        # Every surface type traces flat batches (n,): flatten, trace, restore.
+        shape = (len(wavelengths), n_fields, be.size(px))
+        flat = _reshaped(rays, lambda v: be.reshape(be.broadcast_to(v, shape), (-1,)))
+        if compiled:
+            return _reshaped(propagate_compiled(optic, flat), lambda v: be.reshape(v, shape)), None
         if clip is not True and clip is not False:
-            clip = be.reshape(be.broadcast_to(be.reshape(clip, (1, 1, -1)), shape), (-1,))
-        traced = propagate(optic, flat, clip=clip, probe=probe)
-        if probe is not None:
-            traced, probed = traced
-            probed = _reshaped(probed, lambda v: be.reshape(v, shape))
-    return _reshaped(traced, lambda v: be.reshape(v, shape)), probed
+            clip = be.reshape(be.broadcast_to(clip, shape), (-1,))
+        index = shared_lookup(flat.wavelength, part is wavelength, lookups, shape)
+        traced = propagate(optic, flat, clip=clip, probe=probe, index=index)
+        traced, probed = traced if probe is not None else (traced, None)
+        restore = lambda v: be.reshape(v, shape)  # noqa: E731
+        return _reshaped(traced, restore), None if probed is None else _reshaped(probed, restore)
+
+    if compiled:
+        return run(qx, qy, px, py, wavelength, clip)
+    # Without a gradient to record, large batches run in cache-sized blocks (optics.trace.blocks).
+    return in_blocks(run, (qx, qy, px, py, wavelength, clip))
 
 
 def _take(rays, index):

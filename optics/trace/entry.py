@@ -6,8 +6,9 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ..paraxial import paraxial
 from .aim import launch
+from .blocks import in_blocks
 from .compiled import trace_rays_compiled
-from .propagate import propagate
+from .propagate import propagate, shared_lookup
 from .real_image_height import field_parameters
 
 
@@ -57,5 +58,12 @@ def _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled, aiming):
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
     first_order = paraxial(optic)
     qx, qy = field_parameters(optic, hx, hy, first_order)
-    rays = launch(optic, qx, qy, px, py, wavelength, first_order, aiming=aiming)
-    return propagate(optic, rays, record=record)
+    lookups = {}
+
+    def run(qx, qy, px, py, part):
+        rays = launch(optic, qx, qy, px, py, part, first_order, aiming=aiming)
+        index = shared_lookup(rays.wavelength, part is wavelength, lookups)
+        return propagate(optic, rays, record=record, index=index)
+
+    # Without a gradient to record, large batches run in cache-sized blocks (optics.trace.blocks).
+    return in_blocks(run, (qx, qy, px, py, wavelength))

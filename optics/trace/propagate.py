@@ -15,7 +15,7 @@ from ..rays import Rays
 from ..surfaces import media
 
 
-def propagate(optic, rays: Rays, *, record=False, clip=True, probe=None):
+def propagate(optic, rays: Rays, *, record=False, clip=True, probe=None, index=None):
     """Trace ``rays`` (global coordinates, in object space) through surfaces 1..image.
 
     ``clip`` applies the clear apertures: True for every ray, False for none
@@ -23,11 +23,13 @@ def propagate(optic, rays: Rays, *, record=False, clip=True, probe=None):
     broadcasting against the rays that says which rays are clipped.  With
     ``probe`` a surface index, the result is a pair: the traced rays and the
     rays at surface ``probe`` (after it, global coordinates), kept on the way.
+    ``index``: an :func:`index_lookup` of the rays' wavelengths to share (the
+    blocks of one trace with one wavelength look every glass up once).
     """
     surfaces = optic.surfaces
     frames = surface_frames(surfaces)
     medium = media(surfaces)
-    index = index_lookup(rays.wavelength)
+    index = index_lookup(rays.wavelength) if index is None else index
     history = [rays] if record else None
     probed = rays
     # Invalid rays carry finite garbage that may overflow; they are masked, not errors.
@@ -69,6 +71,20 @@ def index_lookup(wavelength):
         return cache[key]
 
     return index
+
+
+def shared_lookup(wavelength, shared, lookups, key=None):
+    """An :func:`index_lookup` of ``wavelength``, one per ``key`` when ``shared``.
+
+    The blocks of one trace whose wavelengths were not split into blocks
+    (``shared``) look every material up once: the lookup is kept in the dict
+    ``lookups`` under ``key`` (the block's shape where that shapes the indices).
+    """
+    if not shared:
+        return index_lookup(wavelength)
+    if key not in lookups:
+        lookups[key] = index_lookup(wavelength)
+    return lookups[key]
 
 
 def trace_to_surface(optic, rays: Rays, index):
