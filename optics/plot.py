@@ -12,6 +12,7 @@ import numpy as np
 
 from . import backend as be
 from ._atomic import write_atomically
+from .analysis.spot import in_image_frame
 from .errors import OpticsError
 from .frames import surface_frames
 from .materials import AIR
@@ -236,8 +237,12 @@ def plot_spots(optic, axes=None, rings: int = 6):
     if axes is None:
         _, axes = plt.subplots(1, len(fields), figsize=(3 * len(fields), 3), squeeze=False)
         axes = list(axes[0])
-    chief = {name: be.to_numpy(getattr(bundle.reference_chief, name)) for name in ("x", "y")}
-    rays = {name: be.to_numpy(getattr(bundle.rays, name)) for name in ("x", "y", "valid")}
+    reference, traced = (
+        in_image_frame(optic, bundle.reference_chief),
+        in_image_frame(optic, bundle.rays),
+    )
+    chief = {name: be.to_numpy(getattr(reference, name)) for name in ("x", "y")}
+    rays = {name: be.to_numpy(getattr(traced, name)) for name in ("x", "y", "valid")}
     for f, ax in enumerate(axes[: len(fields)]):
         ok = rays["valid"][:, f]
         centre = (chief["x"][f], chief["y"][f])

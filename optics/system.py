@@ -14,6 +14,25 @@ FIELD_TYPES = ("angle", "object_height", "paraxial_image_height", "real_image_he
 AIMING_MODES = ("paraxial", "real")
 
 
+def _weight_values(weights, count) -> list:
+    return [1.0] * count if weights is None else [float(be.item(w)) for w in weights]
+
+
+def _check_weights(weights, count, section):
+    """ConfigurationError unless ``weights`` is None or ``count`` non-negative, not all 0."""
+    if weights is None:
+        return
+    values = _weight_values(weights, len(weights))
+    if len(values) != count:
+        raise ConfigurationError(
+            f"[{section}] key 'weights' has {len(values)} entries for {count} {section}"
+        )
+    if not all(math.isfinite(w) and w >= 0 for w in values) or not sum(values) > 0:
+        raise ConfigurationError(
+            f"[{section}] key 'weights' must be finite, non-negative and not all 0: {values}"
+        )
+
+
 @dataclass(eq=False)
 class Aperture:
     """System aperture: ``type`` one of APERTURE_TYPES and its value (mm or unitless)."""
@@ -30,6 +49,11 @@ class Fields:
     values: list = field(default_factory=lambda: [(0.0, 0.0)])
     y_only: bool | None = None  # lens files: write y values (True) or [x, y] pairs
     object_telecentric: bool = False  # chief rays leave the object parallel to the axis
+    weights: list | None = None  # relative weight of each field; None: every weight 1
+
+    def weight_values(self) -> list:
+        """One float weight per field point (all 1 when ``weights`` is None)."""
+        return _weight_values(self.weights, len(self.values))
 
     @property
     def max_magnitude(self):
@@ -50,6 +74,11 @@ class Wavelengths:
 
     values: list = field(default_factory=lambda: [0.5875618])
     primary: int = 0
+    weights: list | None = None  # relative weight of each wavelength; None: every weight 1
+
+    def weight_values(self) -> list:
+        """One float weight per wavelength (all 1 when ``weights`` is None)."""
+        return _weight_values(self.weights, len(self.values))
 
     @property
     def primary_value(self) -> float:
@@ -105,6 +134,8 @@ class Optic:
             )
         if self.fields.object_telecentric:
             self._validate_telecentric()
+        _check_weights(self.fields.weights, len(self.fields.values), "fields")
+        _check_weights(self.wavelengths.weights, len(self.wavelengths.values), "wavelengths")
         if not 0 <= self.wavelengths.primary < len(self.wavelengths.values):
             raise ConfigurationError(
                 f"primary wavelength index {self.wavelengths.primary} is out of range"

@@ -225,12 +225,32 @@ def test_telecentric_object_space_drops_ray_aiming_with_a_warning():
 
 @pytest.mark.parametrize(
     ("field_type", "aperture", "reason"),
-    [(3, "OBNA 0.05 0", "object-height fields"), (1, "ENPD 10", "an object NA")],
+    [(0, "OBNA 0.05 0", "object-height fields, not angle"), (1, "ENPD 10", "an object NA")],
 )
 def test_telecentric_flag_optics_cannot_honour_warns_naming_ftyp(field_type, aperture, reason):
     with pytest.warns(ZemaxWarning, match=rf"FTYP: telecentric object space .*{reason}"):
         optic = loads(_finite(field_type=field_type, aperture=aperture).encode(), "lens.zmx")
     assert not optic.fields.object_telecentric
+
+
+@pytest.mark.parametrize("field_type", [2, 3])
+def test_telecentric_image_height_fields_become_the_object_heights_imaged_there(field_type):
+    with pytest.warns(ZemaxWarning, match=r"FTYP: .* image height fields in telecentric"):
+        optic = loads(_finite(field_type=field_type).encode(), "lens.zmx")
+    assert optic.fields.object_telecentric and optic.fields.type == "object_height"
+    heights = [y for _, y in optic.fields.values]
+    magnification = float(paraxial(optic).magnification)
+    if field_type == 2:  # paraxial image height 2 mm: h = 2 / m
+        assert heights == [0.0, 2.0 / magnification]
+        return
+    # Real image height 2 mm: the axis-parallel chief ray of the top field lands there.
+    assert heights[1] != pytest.approx(2.0 / magnification, rel=1e-6)  # not the paraxial one
+    hy = np.array([y for _, y in optic.fields.normalized()])  # (0, -1): the image inverts
+    rays = optics.trace_rays(optic, 0.0, hy, 0.0, 0.0, record=True)
+    assert float(rays[0].M[1]) == 0.0  # parallel to the axis
+    np.testing.assert_allclose(np.asarray(rays[-1].y), [0.0, 2.0], atol=1e-12)
+    _, text = _round_trip(optic)
+    assert "\r\nFTYP 1 1 2 1 0 0 0\r\n" in text  # written back as object heights
 
 
 def test_real_aiming_without_a_stop_radius_stays_paraxial_with_a_warning():

@@ -15,6 +15,7 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from .opd import sample_wavefront
 from .psf import PSFResult
+from .spot import in_image_frame
 from .wavefront import pupil_samples
 
 __all__ = ["EnergyResult", "psf_encircled_energy", "geometric_encircled_energy"]
@@ -96,6 +97,7 @@ def geometric_encircled_energy(optic, field, radii, wavelength=None, *, centre="
     wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)
     px, py, weights = pupil_samples(rings)
     _, valid, rays, chief = sample_wavefront(optic, [field], wavelength, px, py)
+    rays, chief = in_image_frame(optic, rays), in_image_frame(optic, chief)
     w = be.where(valid[0], weights, 0.0)
     x, y = rays.x[0], rays.y[0]
     chief_x, chief_y = chief.x[0], chief.y[0]  # with apertures open; invalid: no ray is valid

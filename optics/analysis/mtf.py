@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from .. import backend as be
 from .opd import sample_wavefront
 from .psf import check_sampling, choose_samples, fast_size, psf_from_opd, sample_pupil
+from .spot import in_image_frame
 from .wavefront import pupil_samples
 
 __all__ = [
@@ -210,6 +211,7 @@ def geometric_mtf(optic, field, frequencies, wavelength=None, *, rings=16):
     wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)
     px, py, weights = pupil_samples(rings)
     _, valid, rays, _ = sample_wavefront(optic, [field], wavelength, px, py)
+    rays = in_image_frame(optic, rays)
     w = be.where(valid[0], weights, 0.0)
     total = be.maximum(be.sum(w), be.machine_eps(w))
     frequencies = be.asarray([float(f) for f in frequencies])

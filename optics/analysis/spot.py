@@ -6,7 +6,9 @@ some rays failed (it is NaN only when no ray at all reached the image).  A
 chief ray that fails geometrically is no reference: the chief-referenced
 radius is then NaN (null in JSON), never a number measured from a made-up
 intercept.  A chief ray only blocked by a clear aperture stays the reference
-and the result says so (``chief_blocked``).
+and the result says so (``chief_blocked``).  Positions are in the image
+surface's local frame (:func:`in_image_frame`), which is the global x, y
+unless coordinate breaks (fold mirrors) or a tilt move the image surface.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 from .. import backend as be
+from ..frames import surface_frames
 from ..sampling import fan
 from ..trace import iter_bundle, trace_bundle
 from ._spot_stream import SpotAccumulator
@@ -59,6 +62,23 @@ class SpotResult:
             "n_invalid": self.n_invalid,
             "chief_blocked": self.chief_blocked,
         }
+
+
+def in_image_frame(optic, rays):
+    """``rays`` (at the image) in the image surface's local frame.
+
+    Folded systems (coordinate breaks, tilts) place the image surface off the
+    global z axis; spots are taken in its own x, y.  When the image frame is
+    the global one (no rotation, no decenter) the same object is returned, so
+    nothing changes for an unfolded system.
+    """
+    frame = surface_frames(optic.surfaces)[-1]
+    if frame.rotation is None and all(
+        isinstance(v, (int, float)) and v == 0 for v in (frame.x, frame.y)
+    ):
+        return rays
+    x, y, z, L, M, N = frame.to_local(rays.x, rays.y, rays.z, rays.L, rays.M, rays.N)
+    return rays.replace(x=x, y=y, z=z, L=L, M=M, N=N)
 
 
 def spot_statistics(rays, reference_x, reference_y, axis=None):
@@ -141,9 +161,9 @@ def spot_diagram(
         wavelengths.append(optic.primary_wavelength)
     if chunk_rays is None:
         bundle = trace_bundle(optic, fields, wavelengths, pupil, rings=rings)
-        chief = bundle.reference_chief
+        chief = in_image_frame(optic, bundle.reference_chief)
         reference = (chief.x[None, :, None], chief.y[None, :, None])
-        stats = spot_statistics(bundle.rays, *reference, axis=-1)
+        stats = spot_statistics(in_image_frame(optic, bundle.rays), *reference, axis=-1)
         valid = be.to_numpy(bundle.rays.valid)
         n_rays, n_valid = int(valid.shape[-1]), valid.sum(axis=-1)
     else:
@@ -152,9 +172,9 @@ def spot_diagram(
             optic, fields, wavelengths, pupil, rings=rings, chunk_rays=chunk_rays, progress=progress
         ):
             if accumulator is None:
-                chief = bundle.reference_chief
+                chief = in_image_frame(optic, bundle.reference_chief)
                 accumulator = SpotAccumulator(chief.x, chief.y, len(wavelengths))
-            accumulator.add(bundle.rays)
+            accumulator.add(in_image_frame(optic, bundle.rays))
         stats = accumulator.statistics()
         n_rays, n_valid = accumulator.n_rays, accumulator.count.astype(int)
     no_reference = be.where(bundle.reference_valid, 0.0, math.nan)  # (F,)
@@ -195,7 +215,7 @@ def ray_fan(optic, hx, hy, wavelength=None, n: int = 21, axis: str = "y"):
     px, py = fan(n, axis)
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
     bundle = trace_bundle(optic, [(hx, hy)], [wavelength], (px, py))
-    rays, chief = bundle.rays, bundle.chief
+    rays, chief = in_image_frame(optic, bundle.rays), in_image_frame(optic, bundle.chief)
     valid = be.logical_and(rays.valid[0, 0], chief.valid[0, 0])
     if axis == "x":
         return px, rays.x[0, 0] - chief.x[0, 0], valid

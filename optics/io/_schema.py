@@ -35,6 +35,7 @@ from ._values import (
     is_number,
     real,
     suggest,
+    weights,
 )
 
 TOP_LEVEL_KEYS = (
@@ -48,8 +49,8 @@ TOP_LEVEL_KEYS = (
     "tolerance",
 )
 APERTURE_KEYS = ("type", "value")
-FIELD_KEYS = ("type", "values", "object_telecentric")
-WAVELENGTH_KEYS = ("values", "primary")
+FIELD_KEYS = ("type", "values", "object_telecentric", "weights")
+WAVELENGTH_KEYS = ("values", "primary", "weights")
 AIMING_KEYS = ("mode",)
 SURFACE_KEYS = (
     "type",
@@ -216,6 +217,7 @@ def _fields(table, where) -> Fields:
             f"{where}: key 'object_telecentric' must be true or false, not {describe(telecentric)}"
         )
     fields.object_telecentric = telecentric
+    fields.weights = weights(table, len(pairs), where)
     return fields
 
 
@@ -245,7 +247,7 @@ def _wavelengths(table, where) -> Wavelengths:
             f"{where}: key 'primary' = {primary} is out of range: it is a 0-based index into "
             f"{len(checked)} wavelength(s), so 0 to {len(checked) - 1}"
         )
-    return Wavelengths(checked, primary)
+    return Wavelengths(checked, primary, weights(table, len(checked), where))
 
 
 # --- surfaces --------------------------------------------------------------------------

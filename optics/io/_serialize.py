@@ -41,10 +41,14 @@ def optic_to_dict(optic) -> dict:
     data["fields"] = {"type": optic.fields.type, "values": _field_values(optic.fields)}
     if optic.fields.object_telecentric:
         data["fields"]["object_telecentric"] = True
+    if optic.fields.weights is not None:
+        data["fields"]["weights"] = [plain(w) for w in optic.fields.weights]
     data["wavelengths"] = {
         "values": [plain(w) for w in optic.wavelengths.values],
         "primary": int(optic.wavelengths.primary),
     }
+    if optic.wavelengths.weights is not None:
+        data["wavelengths"]["weights"] = [plain(w) for w in optic.wavelengths.weights]
     data["surfaces"] = [_surface(surface, i) for i, surface in enumerate(optic.surfaces)]
     if optic.aiming != "paraxial":
         data["aiming"] = {"mode": optic.aiming}

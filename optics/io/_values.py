@@ -31,6 +31,24 @@ def real(table, key, where, default=REQUIRED, *, positive=False, allow_inf=False
     return value
 
 
+def weights(table, count, where):
+    """table["weights"]: None when absent, else ``count`` non-negative numbers, not all 0."""
+    values = table.get("weights")
+    if values is None:
+        return None
+    if (
+        not isinstance(values, (list, tuple))
+        or len(values) != count
+        or not all(is_number(w) and math.isfinite(w) and w >= 0 for w in values)
+        or not sum(values) > 0
+    ):
+        raise LensFileError(
+            f"{where}: key 'weights' must be a list of {count} non-negative numbers (one per "
+            f"entry of 'values'), not all 0, not {describe(values)}"
+        )
+    return list(values)
+
+
 def finite(value, key, where):
     if not math.isfinite(value):
         raise LensFileError(f"{where}: key '{key}' must be finite, not {value!r}")

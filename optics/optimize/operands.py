@@ -15,7 +15,7 @@ and (px, py) are normalized field and pupil coordinates.  Lengths in mm.
 from __future__ import annotations
 
 from .. import backend as be
-from ..analysis.spot import spot_statistics
+from ..analysis.spot import in_image_frame, spot_statistics
 from ..errors import ConfigurationError, SolveError
 from ..paraxial import paraxial
 from ..trace import trace_bundle
@@ -177,7 +177,8 @@ def rms_spot(
     fields, wavelengths : list of int, optional
         Indices into the optic's fields and wavelengths (default: all).
     field_weights, wavelength_weights : list of float, optional
-        Relative weights, one per chosen field / wavelength (default: equal).
+        Relative weights, one per chosen field / wavelength (default: the optic's
+        ``fields.weights`` / ``wavelengths.weights``, all 1 unless the lens file sets them).
     rings : int
     reference : {"centroid", "chief"}
     """
@@ -185,10 +186,14 @@ def rms_spot(
     wave_ids = range(len(ctx.optic.wavelengths.values)) if wavelengths is None else wavelengths
     points = tuple(ctx.field(i) for i in field_ids)
     waves = tuple(ctx.wavelength(i) for i in wave_ids)
+    if field_weights is None:  # the optic's own weights ([fields] / [wavelengths] weights)
+        field_weights = [ctx.optic.fields.weight_values()[i] for i in field_ids]
+    if wavelength_weights is None:
+        wavelength_weights = [ctx.optic.wavelengths.weight_values()[i] for i in wave_ids]
     weights = _outer_weights(field_weights, len(points), wavelength_weights, len(waves))
-    rays = ctx.bundle(points, waves, rings).rays  # shape (W, F, N)
+    rays = in_image_frame(ctx.optic, ctx.bundle(points, waves, rings).rays)  # shape (W, F, N)
     if reference == "chief":
-        chief = ctx.chief(points, "rms_spot")  # shape (F,)
+        chief = in_image_frame(ctx.optic, ctx.chief(points, "rms_spot"))  # shape (F,)
         ref_x, ref_y = chief.x[None, :, None], chief.y[None, :, None]
     elif reference == "centroid":
         ref_x = ref_y = 0.0  # unused: the centroid statistic is taken

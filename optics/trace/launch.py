@@ -6,7 +6,9 @@ telecentric systems (``[fields] object_telecentric``) the chief ray leaves the
 object parallel to the axis and (px, py) are ray slopes in units of tan U,
 sin U = NA / n_object (so the rim of the pupil is the object-space NA cone).  The field parameters
 q = (qx, qy) come from :mod:`optics.trace.object_field` (ray slopes for an
-object at infinity, object heights in mm otherwise).
+object at infinity, object heights in mm otherwise).  Rays from a finite object
+travel toward +z, also from a virtual object (a negative object distance: the
+object plane lies behind surface 1 and the beam converges toward it).
 """
 
 from __future__ import annotations
@@ -53,7 +55,14 @@ def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
             slope = telecentric_slope(optic)
             dx, dy, dz = px * slope, py * slope, 1.0 + 0.0 * z0
         else:
-            dx, dy, dz = px * radius - x0, py * radius - y0, z_pupil - z0
+            # The line through the object point and the pupil point, travelled toward +z
+            # (object space runs to +z): for a virtual object (negative object distance,
+            # the object plane behind surface 1) or a pupil before the object, that is
+            # from the pupil point toward the object point; the ray then reaches surface
+            # 1 at a negative distance, its path counted negative, as OpticStudio does.
+            forward = be.where(be.asarray(z_pupil - z0) < 0, -1.0, 1.0)
+            dx, dy = (px * radius - x0) * forward, (py * radius - y0) * forward
+            dz = (z_pupil - z0) * forward
         inv = 1.0 / be.sqrt(dx * dx + dy * dy + dz * dz)
         L, M, N = dx * inv, dy * inv, dz * inv
         x, y, z = x0 + 0.0 * px, y0 + 0.0 * py, z0 + 0.0 * inv

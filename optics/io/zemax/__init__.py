@@ -28,8 +28,9 @@ from ...surfaces import media
 from ...system import Aperture
 from ...trace.aim import stop_radius
 from .._schema import optic_from_dict
-from . import _surfaces, _system, _text
+from . import _floa, _surfaces, _system, _telecentric, _text
 from ._glass import ZemaxWarning
+from ._telecentric import IMAGE_HEIGHT_TYPES
 from ._writer import dumps, encode
 
 __all__ = ["ZemaxWarning", "read", "reads", "load", "loads", "dumps", "encode", "EXTENSIONS"]
@@ -44,12 +45,17 @@ class _Context:
     def __init__(self, source, scale, catalogs, glass_fallback, last):
         self.source, self.scale, self.catalogs = source, scale, catalogs
         self.glass_fallback, self.last = glass_fallback, last
+        self.substituted = set()  # OpticStudio glass names replaced (warned once each)
 
 
 def read(path, *, glass_fallback=None) -> dict:
     """Lens-file data of a .zmx file (a finite-conjugate FNUM aperture still unresolved).
 
-    Use :func:`load` for an Optic; this is the data before the paraxial step.
+    Use :func:`load` for an Optic; this is the data before the paraxial step.  A
+    FLOA aperture whose stop has no DIAM is ``{"type": "floating", "limits":
+    {surface: DIAM}}`` here; :func:`load` sizes the stop from those (``_floa``),
+    and turns image-height fields in telecentric object space into object
+    heights (``_telecentric``).
     """
     path = Path(path)
     try:
@@ -85,7 +91,11 @@ def reads(raw: bytes, source: str = "<zmx>", *, glass_fallback=None) -> dict:
         surfaces.append(entry)
     data["surfaces"] = surfaces
     if data["aperture"]["type"] == "floating":
-        data["aperture"] = {"type": "stop_diameter", "value": 2.0 * _stop_semi(zmx, context)}
+        semi = _stop_semi(zmx, context)
+        if semi:
+            data["aperture"] = {"type": "stop_diameter", "value": 2.0 * semi}
+        else:  # sized by optic_from_zmx_data (_floa.py)
+            data["aperture"] = {"type": "floating", "limits": _diam_limits(zmx, context)}
     _system.telecentric_and_aiming(data, zmx, source)
     if not data["name"]:
         del data["name"]
@@ -128,9 +138,20 @@ def optic_from_zmx_data(data, source):
     fno = aperture["type"] == "image_fno"
     if fno:
         data = dict(data, aperture={"type": "epd", "value": 1.0})
+    floating = aperture["type"] == "floating"
+    if floating:
+        data = dict(data, aperture={"type": "stop_diameter", "value": 1.0})
+    fields = data["fields"]
+    telecentric_image = fields.get("object_telecentric") and fields["type"] in IMAGE_HEIGHT_TYPES
+    if telecentric_image:
+        data = dict(data, fields=dict(fields, type="object_height"))
     optic = optic_from_dict(data, source)
+    if telecentric_image:
+        _telecentric.to_object_heights(optic, fields["type"], optic.fields.values, source)
     if fno:
         _resolve_fno(optic, aperture["value"], infinite)
+    if floating:
+        _floa.size_stop(optic, aperture["limits"], source)
     _check_real_aiming(optic, source)
     return optic
 
@@ -174,15 +195,20 @@ def _image_in_air(optic) -> bool:
 
 
 def _stop_semi(zmx, context):
-    """The stop surface's semi-diameter (DIAM) in mm for a FLOA aperture."""
+    """The stop surface's semi-diameter (DIAM) in mm for a FLOA aperture (None: not stated)."""
     for block in zmx.surfaces:
         if block.get("STOP") is not None:
             where = f"{context.source}: surface {block.number} (the stop)"
-            value = _surfaces.semi_diameter(block, where, context.scale)
-            if not value:
-                raise LensFileError(
-                    f"{where}: FLOA (float by stop size) needs the stop's semi-diameter, but "
-                    "its DIAM is missing or 0: the beam size is undefined"
-                )
-            return value
+            return _surfaces.semi_diameter(block, where, context.scale) or None
     raise LensFileError(f"{context.source}: FLOA (float by stop size) but no surface is the STOP")
+
+
+def _diam_limits(zmx, context):
+    """{surface number: DIAM in mm} of the optical surfaces other than the stop that state one."""
+    limits = {}
+    for block in zmx.surfaces[1:-1]:
+        where = f"{context.source}: surface {block.number}"
+        value = _surfaces.semi_diameter(block, where, context.scale)
+        if block.get("STOP") is None and value and value > 0:
+            limits[block.number] = value
+    return limits

@@ -39,7 +39,7 @@ def catalog_order(gcat_names) -> list:
     return order + [c for c in known if c not in order]
 
 
-def material(record, where, gcat_names, glass_fallback=None):
+def material(record, where, gcat_names, glass_fallback=None, warned=None):
     """The lens-file material of a GLAS record (a string or a table).
 
     Parameters
@@ -53,6 +53,8 @@ def material(record, where, gcat_names, glass_fallback=None):
     glass_fallback : None or "model"
         With "model", a glass the database does not have becomes the model
         glass written on its line (nd, vd), with a :class:`ZemaxWarning`.
+    warned : set, optional
+        Names already announced as substituted (:data:`SUBSTITUTES`): warned once per file.
     """
     name = record.args[0] if record.args else ""
     status = int(record.number(1, where, 0.0))
@@ -65,6 +67,9 @@ def material(record, where, gcat_names, glass_fallback=None):
     try:
         return resolve(name, gcat_names, where)
     except LensFileError:
+        substitute = zemax_substitute(name, gcat_names, where, warned)
+        if substitute is not None:
+            return substitute
         if glass_fallback != "model":
             raise
         if not nd > 0:
@@ -79,6 +84,57 @@ def material(record, where, gcat_names, glass_fallback=None):
             stacklevel=2,
         )
         return model(nd, vd, where, record)
+
+
+# OpticStudio catalogs the glass database lacks: (catalog, glass) -> (database glass, why).
+# Exact names only; each substitution is announced with a ZemaxWarning (docs/zemax.md).
+_FUSED_SILICA = ("fused_silica/Malitson", "glass")
+SUBSTITUTES = {
+    ("MISC", "F_SILICA"): (_FUSED_SILICA, "OpticStudio's MISC fused silica is Malitson's formula"),
+    ("MISC", "SILICA"): (_FUSED_SILICA, "OpticStudio's MISC SILICA is fused silica"),
+    ("CORNING", "C79-80"): (
+        _FUSED_SILICA,
+        "Corning 7980 (HPFS) is a synthetic fused silica the database does not list",
+    ),
+    ("MISC", "BK7"): (("N-BK7", "schott"), "MISC BK7 is SCHOTT's BK7, now sold as N-BK7"),
+    ("SCHOTT", "BK7"): (("N-BK7", "schott"), "SCHOTT's BK7 is now sold as N-BK7"),
+}
+"""OpticStudio glasses the database lacks, mapped to the database entry of the same glass.
+
+Used only when the name is in none of the database's catalogs and the file's
+GCAT line lists the catalog; the writer writes the first name back for the entry.
+"""
+
+
+def zemax_substitute(name, gcat_names, where, warned=None):
+    """The database glass standing in for an OpticStudio glass, with a warning; else None.
+
+    The warning is given once per name when ``warned`` (a set) is shared by the file.
+    """
+    warned = set() if warned is None else warned
+    for catalog in gcat_names:
+        found = SUBSTITUTES.get((catalog.upper(), name.upper()))
+        if found is not None:
+            (glass, database_catalog), why = found
+            if name.upper() not in warned:
+                warned.add(name.upper())
+                warnings.warn(
+                    f"{where}: glass {name!r} ({catalog.upper()} catalog) is not in the glass "
+                    f"database; using {glass} ({database_catalog}) for it here and on every "
+                    f"surface that names it: {why}",
+                    ZemaxWarning,
+                    stacklevel=3,
+                )
+            return {"name": glass, "catalog": database_catalog}
+    return None
+
+
+def zemax_name(name, catalog):
+    """(OpticStudio name, catalog) for a database glass that SUBSTITUTES maps to, else None."""
+    for (zemax_catalog, zemax_glass), (glass, _) in SUBSTITUTES.items():
+        if glass == (name, catalog) and glass[1] == "glass":
+            return zemax_glass, zemax_catalog.lower()
+    return None
 
 
 def model(nd, vd, where, record):
@@ -99,14 +155,31 @@ def resolve(name, gcat_names, where):
     """The material table of a catalog glass found exactly; LensFileError otherwise."""
     order = catalog_order(gcat_names)
     folded = name.casefold()
+    names = _folded_names()
     for catalog in order:
-        try:
-            found, cat = _glass_catalog.resolve(name, catalog)
-        except _glass_catalog.UnknownGlassError:
-            continue
-        if found.casefold() == folded:
-            return {"name": found, "catalog": cat}
+        found = names[catalog].get(folded)
+        if found is not None:
+            return {"name": found, "catalog": catalog}
     raise LensFileError(f"{where}: {unknown_message(name, gcat_names, order)}")
+
+
+_FOLDED: dict = {}
+
+
+def _folded_names() -> dict:
+    """{catalog: {name in lower case: the catalog's name}} (the first spelling wins).
+
+    Built once per parsed catalog index (``_glass_catalog.clear_cache`` makes a new one).
+    """
+    index = _glass_catalog._catalog_index()
+    if _FOLDED.get("index") is not index:
+        _FOLDED.clear()
+        _FOLDED["index"] = index
+        _FOLDED["names"] = {
+            catalog: {page.casefold(): page for page in reversed(list(pages))}
+            for catalog, pages in index.items()
+        }
+    return _FOLDED["names"]
 
 
 def unknown_message(name, gcat_names, order) -> str:

@@ -62,12 +62,6 @@ def surface_table(block, context, medium):
         entry.update(_shape(kind, block, where, scale))
     thickness = _thickness(block, where, scale)
     if block.number == 0:
-        if thickness < 0:
-            raise LensFileError(
-                f"{where} (object): negative object distance DISZ {thickness!r} mm (a virtual "
-                "object) is not supported: optics launches rays from the object toward the "
-                "entrance pupil, which would send them backward"
-            )
         entry["thickness"] = thickness
         if entry.get("radius", math.inf) != math.inf:
             raise LensFileError(f"{where} (object): a curved object surface is not supported")
@@ -81,7 +75,9 @@ def surface_table(block, context, medium):
         material = (
             "air"
             if record is None
-            else _glass.material(record, where, context.catalogs, context.glass_fallback)
+            else _glass.material(
+                record, where, context.catalogs, context.glass_fallback, context.substituted
+            )
         )
     if material != "air" and block.number != context.last:
         entry["material"] = material

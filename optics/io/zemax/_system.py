@@ -6,9 +6,10 @@ NA), FLOA (the stop's semi-diameter sets the beam: a ``stop_diameter``
 aperture of twice it, resolved by the reader once the stop is known).
 Fields: FTYP's first value is the type (0 angle, 1 object height, 2 paraxial
 image height, 3 real image height), its second the object-space telecentric
-flag and its third the number of fields; XFLN/YFLN hold the values.
-Wavelengths: WAVM lines (or the older WAVL line), the active count being
-FTYP's fourth value, and PWAV the 1-based primary.  RAIM's second value is the
+flag and its third the number of fields; XFLN/YFLN hold the values, FWGN
+the weights.  Wavelengths: WAVM lines (number, µm, weight; or the older WAVL
+line, without weights), the active count being FTYP's fourth value, and PWAV
+the 1-based primary.  Weights that are all 1 are left out (the default).  RAIM's second value is the
 ray-aiming mode.
 """
 
@@ -21,6 +22,7 @@ from ...errors import LensFileError
 from ._glass import ZemaxWarning
 
 UNITS = {"MM": 1.0, "CM": 10.0, "IN": 25.4, "METER": 1000.0, "M": 1000.0}
+IMAGE_HEIGHTS = ("paraxial_image_height", "real_image_height")
 FIELD_TYPES = {
     0: "angle",
     1: "object_height",
@@ -88,20 +90,26 @@ def fields(zmx, source, scale) -> dict:
         values = [y * unit for y in ys]
     else:
         values = [[x * unit, y * unit] for x, y in zip(xs, ys)]
-    return {"type": FIELD_TYPES[kind], "values": values}
+    table = {"type": FIELD_TYPES[kind], "values": values}
+    weights = _values(zmx, "FWGN", source)
+    if weights:
+        _set_weights(table, (weights + [1.0] * count)[:count], "FWGN", source)
+    return table
 
 
 def wavelengths(zmx, source) -> dict:
     """The [wavelengths] table (µm) with the 0-based primary."""
     ftyp = zmx.get("FTYP")
     count = ftyp.integer(3, source, 0.0) if ftyp is not None and len(ftyp.args) > 3 else None
-    values = []
+    values, weights = [], None
     for record in zmx.all("WAVM"):
         index = record.integer(0, source)
         if count is None or index <= count:
-            values.append((index, record.number(1, source)))
+            values.append((index, record.number(1, source), record.number(2, source, 1.0)))
     if values:
-        values = [value for _, value in sorted(values)]
+        values.sort()
+        weights = [weight for _, _, weight in values]
+        values = [value for _, value, _ in values]
     else:
         values = _values(zmx, "WAVL", source)
         if count:
@@ -115,7 +123,21 @@ def wavelengths(zmx, source) -> dict:
             f"{source}: line {record.line}: primary wavelength PWAV {primary} is not one of "
             f"the {len(values)} active wavelengths"
         )
-    return {"values": values, "primary": primary - 1}
+    table = {"values": values, "primary": primary - 1}
+    if weights:
+        _set_weights(table, weights, "WAVM", source)
+    return table
+
+
+def _set_weights(table, weights, keyword, source):
+    """Keep ``weights`` in ``table`` unless every one is 1 (the default)."""
+    if all(w == 1 for w in weights):
+        return
+    if not all(math.isfinite(w) and w >= 0 for w in weights) or not sum(weights) > 0:
+        raise LensFileError(
+            f"{source}: {keyword}: weights {weights} must be non-negative and not all 0"
+        )
+    table["weights"] = weights
 
 
 def ray_aiming(zmx, source) -> str:
@@ -142,8 +164,9 @@ def telecentric_and_aiming(data, zmx, source):
     """Set ``[fields] object_telecentric`` and ``[aiming]`` from FTYP and RAIM.
 
     Telecentric object space is kept only where the lens file allows it (a
-    finite object, an ``object_na`` aperture, ``object_height`` fields); there
-    the aiming mode does not apply.  Otherwise a warning names FTYP.
+    finite object, an ``object_na`` aperture, ``object_height`` fields, or
+    image-height fields that the loader turns into object heights: _telecentric.py);
+    there the aiming mode does not apply.  Otherwise a warning names FTYP.
     """
     mode = ray_aiming(zmx, source)
     if object_telecentric(zmx, source):
@@ -152,7 +175,7 @@ def telecentric_and_aiming(data, zmx, source):
             needs.append("a finite object")
         if data["aperture"]["type"] != "object_na":
             needs.append("an object NA (OBNA) aperture")
-        if data["fields"]["type"] != "object_height":
+        if data["fields"]["type"] not in ("object_height", *IMAGE_HEIGHTS):
             needs.append(f"object-height fields, not {data['fields']['type']}")
         if needs:
             warnings.warn(

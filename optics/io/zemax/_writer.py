@@ -21,7 +21,7 @@ from ...paraxial import paraxial
 from ...surfaces import media
 from .._serialize import optic_to_dict
 from . import _freeforms
-from ._glass import ZemaxWarning
+from ._glass import ZemaxWarning, zemax_name
 
 _HEADER = ("VERS 190513 80 123457 L123457", "MODE SEQ")
 _FIELD_CODES = {"angle": 0, "object_height": 1, "paraxial_image_height": 2, "real_image_height": 3}
@@ -43,13 +43,16 @@ def dumps(optic, source="<optic>") -> str:
     lines.append(_aperture(optic, data["aperture"], source))
     aiming = data.get("aiming", {}).get("mode", "paraxial")
     lines.append(f"RAIM 0 {2 if aiming == 'real' else 0} 1 1 0 0 0 0 0")
+    data["surfaces"] = [_zemax_glass(spec) for spec in data["surfaces"]]
     catalogs = _catalogs(data["surfaces"], source)
     if catalogs:
         lines.append("GCAT " + " ".join(c.upper() for c in catalogs))
     lines += _fields(data["fields"], len(data["wavelengths"]["values"]))
     stop = optic.stop_index if data["aperture"]["type"] == "stop_diameter" else None
-    for i, value in enumerate(data["wavelengths"]["values"], start=1):
-        lines.append(f"WAVM {i} {_num(value)} 1")
+    waves = data["wavelengths"]
+    weights = waves.get("weights") or [1] * len(waves["values"])
+    for i, (value, weight) in enumerate(zip(waves["values"], weights), start=1):
+        lines.append(f"WAVM {i} {_num(value)} {_num(weight)}")
     lines.append(f"PWAV {data['wavelengths']['primary'] + 1}")
     number = 0
     for index, spec in enumerate(data["surfaces"]):
@@ -143,6 +146,23 @@ def _catalogs(surfaces, source) -> list:
     return order
 
 
+def _zemax_glass(spec):
+    """The surface spec with a database glass that stands in for an OpticStudio one renamed.
+
+    ``fused_silica/Malitson`` (glass) is written as F_SILICA of OpticStudio's MISC
+    catalog, which the reader maps back to it (``_glass.SUBSTITUTES``).
+    """
+    material = spec.get("material")
+    if isinstance(material, str) and material not in ("air", "mirror"):
+        material = dict(zip(("name", "catalog"), resolve(material)))
+    if not isinstance(material, dict) or "catalog" not in material:
+        return spec
+    renamed = zemax_name(material["name"], material["catalog"])
+    if renamed is None:
+        return spec
+    return dict(spec, material=dict(zip(("name", "catalog"), renamed)))
+
+
 def _has(catalog, name) -> bool:
     try:
         found, _ = resolve(name, catalog)
@@ -160,7 +180,7 @@ def _fields(fields, wavelength_count) -> list:
         f"FTYP {code} {telecentric} {len(pairs)} {wavelength_count} 0 0 0",
         "XFLN " + " ".join(_num(x) for x, _ in pairs),
         "YFLN " + " ".join(_num(y) for _, y in pairs),
-        "FWGN " + " ".join("1" for _ in pairs),
+        "FWGN " + " ".join(_num(w) for w in fields.get("weights") or [1] * len(pairs)),
     ]
 
 

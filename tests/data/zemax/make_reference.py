@@ -19,18 +19,24 @@ optics with them.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
 import optics
 from optics import backend as be
 from optics.errors import OpticsError
+from optics.io import zemax
 from optics.io.zemax import _system, _text
+from optics.paraxial import paraxial
 from optics.surfaces import media
+from optics.trace.aim import launch
+from optics.trace.real_image_height import field_parameters
 
 HERE = Path(__file__).resolve().parent
 FIELDS = {"f0": 0.0, "f07": 0.7, "f1": 1.0}
@@ -79,6 +85,59 @@ def indices(optic):
     return out
 
 
+def overrides(path, optic):
+    """What Optiland is given where optics reads a file by a documented approximation.
+
+    - FLOA with no stop DIAM (optics sizes the stop from the other surfaces' DIAM):
+      Optiland gets optics' entrance pupil diameter (``epd``);
+    - image-height fields in telecentric object space (optics solves them to object
+      heights at load): Optiland gets those object heights, telecentric (``fields``).
+    """
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = zemax.read(path, glass_fallback="model")
+    if data["aperture"]["type"] == "floating":
+        # Optiland refuses FLOA without the stop's DIAM (and misreads this file's WAVL
+        # line): it reads a copy with ENPD and WAVM lines instead.
+        epd = float(paraxial(optic).epd) / unit_scale(path)
+        text = _text.decode(path.read_bytes(), str(path))
+        lines = []
+        for line in text.split("\n"):
+            words = line.split()
+            if words == ["FLOA"]:
+                line = f"ENPD {epd!r}"
+            elif words[:1] == ["WAVL"]:  # Optiland's reader needs WAVM lines here
+                line = "\n".join(f"WAVM {i} {w} 1" for i, w in enumerate(words[1:], 1))
+            lines.append(line)
+        copy = Path(tempfile.gettempdir()) / f"optics-reference-{path.name}"
+        copy.write_bytes(codecs.BOM_UTF16_LE + "\n".join(lines).encode("utf-16-le"))
+        out["file"], out["epd"] = str(copy), epd
+    if optic.fields.object_telecentric:
+        values = [[x / unit_scale(path), y / unit_scale(path)] for x, y in optic.fields.values]
+        out["fields"] = {"type": "object_height", "values": values, "telecentric": True}
+    return out
+
+
+def launched(optic):
+    """optics' object-space rays (paraxial aiming) for RAYS, global x, y, z, L, M, N.
+
+    optiland_side.py traces these through Optiland's surfaces only where Optiland's
+    own launch fails (its paraxial trace refuses a folded geometry): a check of the
+    surfaces, mirrors and coordinate breaks, not of the launch.
+    """
+    aiming, optic.aiming = optic.aiming, "paraxial"
+    try:
+        first_order = paraxial(optic)
+        hx, hy, px, py = (be.asarray([r[i] for r in RAYS]) for i in range(1, 5))
+        qx, qy = field_parameters(optic, hx, hy, first_order)[:2]
+        wavelength = be.asarray(optic.primary_wavelength)
+        rays = launch(optic, qx, qy, px, py, wavelength, first_order)
+    finally:
+        optic.aiming = aiming
+    return {k: be.to_numpy(getattr(rays, k)).tolist() for k in "xyzLMN"}
+
+
 def load(path):
     """(optic, fallback, error): optics' reading of one file, with the fallback if needed."""
     first_error = None
@@ -95,15 +154,18 @@ def load(path):
     return None, None, first_error
 
 
-def main(optiland_python):
+def main(optiland_python, only=()):
     helper = subprocess.Popen(
         [optiland_python, str(HERE / "optiland_side.py")],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    results = {}
+    out_path = HERE / "corpus_reference.json"
+    results = json.loads(out_path.read_text())["files"] if only else {}
     for path in sorted(corpus().iterdir()):
+        if only and path.name not in only:
+            continue
         optic, fallback, error = load(path)
         entry = {"glass_fallback": fallback}
         if optic is None:
@@ -125,22 +187,30 @@ def main(optiland_python):
             "wavelength": optic.primary_wavelength,
             "toroids": {k: v / unit_scale(path) for k, v in toroids(optic).items()},
         }
+        request.update(overrides(path, optic))
+        request["launch"] = launched(optic)
+        for key in "xyz":  # Optiland reads lengths in the file's unit
+            request["launch"][key] = [v / unit_scale(path) for v in request["launch"][key]]
         helper.stdin.write(json.dumps(request) + "\n")
         helper.stdin.flush()
         reply = json.loads(helper.stdout.readline())
         if "error" in reply:
             entry["optiland_error"] = reply["error"]
             print(path.name, "optiland error:", reply["error"][:100])
-        else:
+        if "rays" in reply:
             scale = unit_scale(path)
             if scale != 1.0:
                 entry["optiland_lengths_scaled_by"] = scale
                 for key in ("efl", "epd", "ep_position", "xpd", "xp_position"):
-                    reply["paraxial"][key] *= scale
+                    if "paraxial" in reply:
+                        reply["paraxial"][key] *= scale
                 for key in "xyz":
                     reply["rays"][key] = [v * scale for v in reply["rays"][key]]
-            entry["paraxial"] = reply["paraxial"]
-            entry["optiland_aperture"] = reply["aperture"]
+            if "paraxial" in reply:
+                entry["paraxial"] = reply["paraxial"]
+                entry["optiland_aperture"] = reply["aperture"]
+            else:
+                entry["optiland_traced"] = "optics' launched object-space rays (see README)"
             entry["indices"] = request["indices"]
             entry["optiland_indices"] = reply["optiland_indices"]
             entry["rays"] = [
@@ -157,8 +227,11 @@ def main(optiland_python):
         "primary_wavelength_only": True,
         "files": results,
     }
-    (HERE / "corpus_reference.json").write_text(json.dumps(out, indent=1) + "\n")
+    out["files"] = dict(sorted(results.items()))
+    out_path.write_text(json.dumps(out, indent=1) + "\n")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "/work/optiland-venv/bin/python")
+    # make_reference.py [OPTILAND_PYTHON [FILE NAME ...]]: only the files named are
+    # remeasured (the others kept as they are) when names are given.
+    main(sys.argv[1] if len(sys.argv) > 1 else "/work/optiland-venv/bin/python", sys.argv[2:])

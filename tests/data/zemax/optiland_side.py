@@ -14,9 +14,18 @@ misreadings are corrected so that both programs describe the same system:
 - a toroid's radius of rotation: Optiland takes PARM 2 for it; the request
   carries PARM 1's value (``toroids``: {Optiland surface index: radius});
 - Newton–Raphson surfaces: Optiland's tolerance (1e-10 mm) is set to 0, that
-  is to round-off, so that its rays are accurate to better than 1e-9.
+  is to round-off, so that its rays are accurate to better than 1e-9;
+- where optics reads a file by a documented approximation, Optiland is given
+  the same system: ``epd`` (a FLOA stop without DIAM, sized by optics) and
+  ``fields`` (object heights, telecentric, for image-height fields in
+  telecentric object space, solved by optics).
 
 Optiland does not scale lengths by UNIT; make_reference.py scales its answers.
+
+Where Optiland's own launch fails (its paraxial trace refuses a folded
+geometry), the request's ``launch`` rays (optics' object-space rays for the
+same named rays, paraxial aiming) are traced through Optiland's surfaces
+instead: the reply then has the error, the rays and no paraxial data.
 
 The reply holds Optiland's paraxial data, the traced rays at the image
 (global coordinates) and the indices Optiland's own glasses give.
@@ -35,6 +44,7 @@ warnings.filterwarnings("ignore")
 import numpy as np  # noqa: E402
 from optiland.fileio import load_zemax_file  # noqa: E402
 from optiland.materials import IdealMaterial  # noqa: E402
+from optiland.rays import RealRays  # noqa: E402
 
 
 def _float(value):
@@ -67,7 +77,36 @@ def measure(request):
         optic.set_aperture("float_by_stop_size", 2.0 * optic.aperture.value)
     for field in optic.fields.fields:
         field.vx, field.vy = 0.0, 0.0
-    optic.update()
+    if "epd" in request:  # optics sized a FLOA stop that has no DIAM: the same pupil
+        optic.set_aperture("EPD", request["epd"])
+    if "fields" in request:  # optics' object heights for telecentric image-height fields
+        optic.fields.fields = []
+        optic.set_field_type(request["fields"]["type"])
+        for x, y in request["fields"]["values"]:
+            optic.add_field(y=y, x=x)
+        optic.obj_space_telecentric = request["fields"]["telecentric"]
+    try:
+        optic.update()
+        return _paraxial_and_rays(optic, request, own_indices)
+    except Exception as exc:  # noqa: BLE001 - Optiland's launch refuses the geometry
+        if "launch" not in request:
+            raise
+        error = f"{type(exc).__name__}: {exc}"
+    # Trace optics' launched object-space rays through Optiland's surfaces (no paraxial data).
+    start = request["launch"]
+    n = len(start["x"])
+    rays = RealRays(
+        *(np.asarray(start[k], dtype=float) for k in "xyzLMN"),
+        np.ones(n),
+        np.full(n, float(request["wavelength"])),
+    )
+    optic.surfaces.trace(rays, skip=1)
+    out = {k: np.asarray(getattr(rays, k), dtype=float).reshape(-1).tolist() for k in "xyzLMN"}
+    return {"error": error, "rays": out, "optiland_indices": own_indices}
+
+
+def _paraxial_and_rays(optic, request, own_indices):
+    wavelength = request["wavelength"]
     p = optic.paraxial
     paraxial = {
         "efl": _float(p.f2()),
