@@ -30,6 +30,7 @@ from ._values import (
     check_keys,
     choice,
     describe,
+    field_pairs,
     finite,
     has_nan,
     is_number,
@@ -179,30 +180,7 @@ def _fields(table, where) -> Fields:
             f"{where}: key 'values' must be a non-empty list of y values or of [x, y] pairs, "
             f"not {describe(values)}"
         )
-    y_only = is_number(values[0])
-    pairs = []
-    for i, entry in enumerate(values):
-        key = f"values[{i}]"
-        if y_only and is_number(entry):
-            pairs.append((0.0, finite(entry, key, where)))
-        elif (
-            not y_only
-            and isinstance(entry, (list, tuple))
-            and len(entry) == 2
-            and all(map(is_number, entry))
-        ):
-            pairs.append(tuple(finite(v, key, where) for v in entry))
-        else:
-            if i == 0:
-                form = "a y value or an [x, y] pair of numbers"
-            elif y_only:
-                form = "a y value like values[0]"
-            else:
-                form = "an [x, y] pair of numbers like values[0]"
-            raise LensFileError(
-                f"{where}: key '{key}' must be {form} (use all y values or all [x, y] pairs), "
-                f"not {describe(entry)}"
-            )
+    y_only, pairs = field_pairs(values, where)
     if kind == "angle":
         for i, (x, y) in enumerate(pairs):
             if max(abs(x), abs(y)) >= 90:

@@ -111,3 +111,32 @@ def describe(value) -> str:
     kind = "a table" if isinstance(value, Mapping) else names.get(type(value), type(value).__name__)
     text = repr(value)
     return f"{text if len(text) <= 60 else text[:57] + '...'} ({kind})"
+
+
+def field_pairs(values, where):
+    """(y_only, [(x, y), ...]) of a non-empty [fields] ``values`` list (y values or pairs)."""
+    y_only = is_number(values[0])
+    pairs = []
+    for i, entry in enumerate(values):
+        key = f"values[{i}]"
+        if y_only and is_number(entry):
+            pairs.append((0.0, finite(entry, key, where)))
+        elif (
+            not y_only
+            and isinstance(entry, (list, tuple))
+            and len(entry) == 2
+            and all(map(is_number, entry))
+        ):
+            pairs.append(tuple(finite(v, key, where) for v in entry))
+        else:
+            if i == 0:
+                form = "a y value or an [x, y] pair of numbers"
+            elif y_only:
+                form = "a y value like values[0]"
+            else:
+                form = "an [x, y] pair of numbers like values[0]"
+            raise LensFileError(
+                f"{where}: key '{key}' must be {form} (use all y values or all [x, y] pairs), "
+                f"not {describe(entry)}"
+            )
+    return y_only, pairs
