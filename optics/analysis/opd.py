@@ -96,14 +96,10 @@ def bundle_opd(optic, bundle):
     valid : bool array, shape (W, F, P)
     """
     chief = bundle.chief.replace(valid=bundle.chief_valid)
-    lead = chief.replace(**{k: getattr(chief, k)[..., None] for k in _COMPONENTS})
+    lead = chief.map(lambda component: component[..., None])
     wavelengths = be.reshape(be.asarray(list(bundle.wavelengths)), (-1, 1, 1))
     n_image = image_index_of_refraction(optic, wavelengths)
     return opd_waves(bundle.rays, lead, exit_pupil_z(optic, bundle.first_order), n_image)
-
-
-_COMPONENTS = ("x", "y", "z", "L", "M", "N", "wavelength", "intensity", "opd", "valid")
-_PICKED = ("x", "y", "z", "opd", "valid")
 
 
 def sample_wavefront(
@@ -148,9 +144,9 @@ def sample_wavefront(
         progress=progress,
     )
     waves, valid = bundle_opd(optic, bundle)
-    rays = bundle.rays.replace(**{k: getattr(bundle.rays, k)[0] for k in _COMPONENTS})
+    rays = bundle.rays.map(lambda component: component[0])
     chief = bundle.chief.replace(valid=bundle.chief_valid)
-    chief = chief.replace(**{k: getattr(chief, k)[0] for k in _COMPONENTS})
+    chief = chief.map(lambda component: component[0])
     return waves[0], valid[0], rays, chief
 
 
@@ -188,6 +184,6 @@ def opd(optic, hx, hy, px, py, wavelength=None):
     zero = be.zeros_like(be.asarray([0.0]))
     bundle = trace_bundle(optic, tuple(fields), tuple(waves), (zero, zero))
     chief = bundle.chief.replace(valid=bundle.chief_valid)
-    picked = chief.replace(**{k: be.reshape(getattr(chief, k)[wi, fi], shape) for k in _PICKED})
+    picked = chief.map(lambda component: be.reshape(component[wi, fi], shape))
     n_image = image_index_of_refraction(optic, rays.wavelength)
     return opd_waves(rays, picked, exit_pupil_z(optic, bundle.first_order), n_image)

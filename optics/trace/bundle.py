@@ -81,7 +81,7 @@ class Bundle:
         Falls back to the first wavelength when the primary is not traced.
         """
         index = 0 if self.primary is None else self.primary
-        return _reshaped(self.chief, lambda v: v[index])
+        return self.chief.map(lambda v: v[index])
 
     @property
     def reference_valid(self):
@@ -180,7 +180,7 @@ def _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_orde
         clip = np.ones(n_pupil + 2, dtype=bool)
         clip[-1] = False
         traced, at_stop = _trace(optic, pupil=samples, clip=be.asarray(clip), probe=probe, **common)
-        rays = _reshaped(traced, lambda v: v[..., :n_pupil])
+        rays = traced.map(lambda v: v[..., :n_pupil])
         clipped, chief = _take(traced, n_pupil), _take(traced, n_pupil + 1)
         at_stop = None if at_stop is None else _take(at_stop, n_pupil + 1)
     shared = _shared_parts(optic, fields, wavelengths, common, chief, clipped, at_stop)
@@ -346,16 +346,16 @@ def _trace(
         rays = launch(optic, qx, qy, px, py, part, first_order, aiming=aiming)
         # Every surface type traces flat batches (n,): flatten, trace, restore.
         shape = (len(wavelengths), n_fields, be.size(px))
-        flat = _reshaped(rays, lambda v: be.reshape(be.broadcast_to(v, shape), (-1,)))
+        flat = rays.map(lambda v: be.reshape(be.broadcast_to(v, shape), (-1,)))
         if compiled:
-            return _reshaped(propagate_compiled(optic, flat), lambda v: be.reshape(v, shape)), None
+            return propagate_compiled(optic, flat).map(lambda v: be.reshape(v, shape)), None
         if clip is not True and clip is not False:
             clip = be.reshape(be.broadcast_to(clip, shape), (-1,))
         index = shared_lookup(flat.wavelength, part is wavelength, lookups, shape)
         traced = propagate(optic, flat, clip=clip, probe=probe, index=index)
         traced, probed = traced if probe is not None else (traced, None)
         restore = lambda v: be.reshape(v, shape)  # noqa: E731
-        return _reshaped(traced, restore), None if probed is None else _reshaped(probed, restore)
+        return traced.map(restore), None if probed is None else probed.map(restore)
 
     if compiled:
         return run(qx, qy, px, py, wavelength, clip)
@@ -365,9 +365,4 @@ def _trace(
 
 def _take(rays, index):
     """Pupil sample ``index`` of (W, F, P) rays, shaped (W, F)."""
-    return _reshaped(rays, lambda v: v[..., index])
-
-
-def _reshaped(rays, reshape):
-    """Rays with ``reshape`` applied to every component."""
-    return Rays(**{f.name: reshape(getattr(rays, f.name)) for f in dataclasses.fields(rays)})
+    return rays.map(lambda v: v[..., index])
