@@ -38,6 +38,7 @@ from ._compile import (  # noqa: F401  (re-exported through __all__)
     compiled_stage,
     explain_compile,
     is_compiling,
+    pads_batches,
     reset_compiled,
     trace_constant,
 )

@@ -69,6 +69,16 @@ def can_compile() -> bool:
     return _registry.info(_config.get_backend()).compile
 
 
+def pads_batches() -> bool:
+    """True when the configured backend's compiled traces pad batches to shared sizes.
+
+    The ``batch_buckets`` capability (:mod:`optics.backend._registry`):
+    callers of :func:`compile_function` then round batch sizes up to a few
+    buckets; otherwise they compile for the exact size.
+    """
+    return _registry.info(_config.get_backend()).batch_buckets
+
+
 def compile_function(fn, *, rows=None, **options):
     """``fn`` compiled into one graph by the configured backend.
 
@@ -81,8 +91,10 @@ def compile_function(fn, *, rows=None, **options):
         A promise that ``fn`` is row-independent along the leading axis of
         every array of this length among its arguments (row i of such an
         output depends only on row i of such inputs; see
-        ``_jax_compile.in_row_chunks``).  A backend that gains from it runs
-        the graph over cache-sized chunks of rows (jax); others ignore it.
+        ``_jax_compile.in_row_chunks``).  A backend that gains from it
+        (``compile_uses_rows = True`` in its module) runs the graph over
+        cache-sized chunks of rows and splits a call among the CPU cores
+        (jax); others ignore it.
     **options
         Backend-specific: torch takes ``compiler``, ``dynamic``,
         ``fullgraph``, ``mode``, ``options``, ``memory_budget`` and
@@ -105,9 +117,8 @@ def compile_function(fn, *, rows=None, **options):
             f"{', '.join(n for n in _registry.names() if _registry.info(n).compile)}"
         )
     impl = configured()
-    chunked = getattr(impl, "in_row_chunks", None)  # optional name: a backend may chunk
-    if rows is not None and chunked is not None:
-        fn = chunked(fn, int(rows))
+    if rows is not None and getattr(impl, "compile_uses_rows", False):  # optional name
+        options["rows"] = int(rows)
     return impl.compile_function(fn, **options)
 
 

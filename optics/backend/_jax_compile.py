@@ -27,6 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import _jax_parts
 from ._compile import CompileReport
 
 #: Rows per chunk of :func:`in_row_chunks`: the ~20 live float64 temporaries of a
@@ -120,12 +121,17 @@ def _init(obj, name):
     return next(f.init for f in dataclasses.fields(obj) if f.name == name)
 
 
-def compile_function(fn, **_options):
+def compile_function(fn, rows=None, **_options):
     """``fn`` under ``jax.jit``; its arguments and result may be optics objects holding arrays.
 
     Arrays inside the arguments are the jitted function's inputs; Python
     numbers and the structure are static (part of the cache key, compiled in
     as constants, as on the torch path).  One jitted function per structure.
+
+    With ``rows`` (the promise of ``be.compile_function(rows=)``), the program
+    runs over cache-sized chunks of rows (:func:`in_row_chunks`), and a call
+    on concrete CPU arrays is cut into one part per core run side by side
+    (:mod:`._jax_parts`); other backend options are ignored.
     """
     cache = {}
 
@@ -134,44 +140,101 @@ def compile_function(fn, **_options):
         key = splitter.skeleton(args)
         entry = cache.get(key)
         if entry is None:
-            out_skeleton = {}
-
-            def flat(gate, *leaves):
-                token = _STAGE_GATE.set(gate)
-                try:
-                    result = fn(*_rebuild(key, leaves, splitter.opaque, splitter.objects))
-                finally:
-                    _STAGE_GATE.reset(token)
-                out = _Splitter()
-                out_skeleton["key"] = (out.skeleton(result), out.opaque, out.objects)
-                return out.leaves
-
-            entry = cache[key] = (_recomputing_vjp(flat), out_skeleton)
-        jitted, out_skeleton = entry
-        leaves = jitted(_TRUE, *[jnp.asarray(leaf) for leaf in splitter.leaves])
-        skeleton, opaque, objects = out_skeleton["key"]
+            entry = cache[key] = _Program(fn, rows, key, splitter)
+        leaves = entry.call(_TRUE, *[jnp.asarray(leaf) for leaf in splitter.leaves])
+        skeleton, opaque, objects = entry.out_skeleton["key"]
         return _rebuild(skeleton, leaves, opaque, objects)
 
     return call
 
 
 _TRUE = np.bool_(True)
+#: Fewest rows per part of a call split among the cores (``_jax_parts``).
+MIN_PART_ROWS = 4 * CHUNK_ROWS
 
 
-def _recomputing_vjp(flat):
-    """``jax.jit(flat)`` whose reverse derivative saves only the inputs and recomputes.
+class _Program:
+    """The jitted programs of one argument structure, per part length, and their VJP.
 
-    Left to itself, ``jax.grad`` of a jitted function splits it into a forward
-    program that writes every intermediate the backward needs (dozens of
-    ray-sized arrays per surface) and a backward that reads them.  Here the
-    forward is the plain primal program and the backward is one program that
-    recomputes the forward chunk by chunk in cache and runs the backward
-    right after it (as torch's compiled trace does with its memory budget 0).
-    Forward-mode derivatives (``jax.jvp``) are not available through it.
+    ``call(gate, *leaves)`` runs the primal program; its reverse derivative
+    saves only the inputs, and the backward program recomputes the forward
+    pass chunk by chunk in cache and runs the backward right after it (as
+    torch's compiled trace does with its memory budget 0).  Left to itself,
+    ``jax.grad`` of a jitted function would split it into a forward program
+    that writes every intermediate the backward needs (dozens of ray-sized
+    arrays per surface) and a backward that reads them.  Forward-mode
+    derivatives (``jax.jvp``) are not available through it.
     """
-    primal = jax.jit(flat)
 
-    @jax.jit
+    def __init__(self, fn, rows, key, splitter):
+        self.fn, self.rows, self.key, self.splitter = fn, rows, key, splitter
+        self.out_skeleton = {}
+        self._jitted = {}
+        self.call = self._differentiable()
+
+    def programs(self, size):
+        """(primal, backward) jitted for parts of ``size`` rows (the whole call when unsplit)."""
+        programs = self._jitted.get(size)
+        if programs is None:
+            fn = self.fn if self.rows is None else in_row_chunks(self.fn, size)
+            flat = self._flat(fn)
+            programs = self._jitted[size] = (jax.jit(flat), jax.jit(_backward_of(flat)))
+        return programs
+
+    def _flat(self, fn):
+        key, splitter, out_skeleton = self.key, self.splitter, self.out_skeleton
+
+        def flat(gate, *leaves):
+            token = _STAGE_GATE.set(gate)
+            try:
+                result = fn(*_rebuild(key, leaves, splitter.opaque, splitter.objects))
+            finally:
+                _STAGE_GATE.reset(token)
+            out = _Splitter()
+            out_skeleton["key"] = (out.skeleton(result), out.opaque, out.objects)
+            return out.leaves
+
+        return flat
+
+    def _differentiable(self):
+        def primal(gate, leaves):
+            parts = _jax_parts.plan(self.rows, leaves, MIN_PART_ROWS)
+            program = self.programs(parts.size)[0]
+            inputs = _jax_parts.split(parts, leaves)
+            outs = _jax_parts.run_each(parts, lambda mine: program(gate, *mine), inputs)
+            return _jax_parts.join(parts, outs)
+
+        def backward(gate, leaves, cotangents):
+            parts = _jax_parts.plan(self.rows, leaves, MIN_PART_ROWS)
+            program = self.programs(parts.size)[1]
+            inputs = list(
+                zip(
+                    _jax_parts.split(parts, leaves),
+                    _jax_parts.cotangents_per_part(parts, cotangents),
+                )
+            )
+            grads = _jax_parts.run_each(parts, lambda mine: program(gate, *mine), inputs)
+            return _jax_parts.gradients_joined(parts, grads, leaves)
+
+        @jax.custom_vjp
+        def call(gate, *leaves):
+            return primal(gate, leaves)
+
+        def forward(gate, *leaves):
+            return primal(gate, leaves), (gate, leaves)
+
+        def reverse(saved, cotangents):
+            gate, leaves = saved
+            floats = [c for c in cotangents if jnp.issubdtype(c.dtype, jnp.inexact)]
+            return (None, *backward(gate, leaves, floats))
+
+        call.defvjp(forward, reverse)
+        return call
+
+
+def _backward_of(flat):
+    """The backward program of ``flat``: its forward recomputed, then the VJP of the floats."""
+
     def backward(gate, leaves, cotangents):
         floats = [i for i, a in enumerate(leaves) if jnp.issubdtype(a.dtype, jnp.inexact)]
 
@@ -190,20 +253,7 @@ def _recomputing_vjp(flat):
         grads = dict(zip(floats, vjp(full)))
         return [grads.get(i) for i in range(len(leaves))]
 
-    @jax.custom_vjp
-    def call(gate, *leaves):
-        return primal(gate, *leaves)
-
-    def forward(gate, *leaves):
-        return primal(gate, *leaves), (gate, leaves)
-
-    def reverse(saved, cotangents):
-        gate, leaves = saved
-        floats = [c for c in cotangents if jnp.issubdtype(c.dtype, jnp.inexact)]
-        return (None, *backward(gate, leaves, floats))
-
-    call.defvjp(forward, reverse)
-    return call
+    return backward
 
 
 def _zero_cotangent(out):
@@ -233,58 +283,154 @@ def compiled_stage(fn, state):
 
 
 def in_row_chunks(fn, rows):
-    """``fn`` run over chunks of :data:`CHUNK_ROWS` rows (``lax.map``), results joined.
+    """``fn`` run over chunks of :data:`CHUNK_ROWS` rows in one XLA loop, results written in place.
 
     ``fn`` must be row-independent along the leading axis of every array of
     length ``rows`` in its arguments (optics objects included): row i of each
     such output depends only on row i of such inputs; other arrays are shared
     by every chunk, and outputs that are not ``rows`` long must not depend on
-    the chunk (the first chunk's is returned).  Chunks are the largest power
-    of two up to :data:`CHUNK_ROWS` that divides ``rows`` (see
-    :func:`_chunk_rows`); when there is none, ``fn`` runs as it is.
+    the chunk (the last chunk's is returned).  Any ``rows`` of at least two
+    chunks works: when :data:`CHUNK_ROWS` does not divide it, the last chunk
+    ends at the last row and recomputes a few rows of the one before (same
+    values), so nothing is padded or sliced.  Fewer rows run as they are.
+    The reverse derivative recomputes each chunk in cache (:func:`_chunk_loop`).
     """
 
     def call(*args):
         splitter = _Splitter()
         key = splitter.skeleton(args)
-        leaves = splitter.leaves
-        rowed = [jnp.ndim(a) > 0 and a.shape[0] == rows for a in leaves]
-        chunk = _chunk_rows(rows)
-        if chunk is None or not any(rowed):
+        leaves = [jnp.asarray(a) for a in splitter.leaves]
+        rowed = [a.ndim > 0 and a.shape[0] == rows for a in leaves]
+        if rows < 2 * CHUNK_ROWS or not any(rowed):
             return fn(*args)
-        count = rows // chunk
-        split = [jnp.reshape(a, (count, chunk) + a.shape[1:]) for a, r in zip(leaves, rowed) if r]
+        gate = _STAGE_GATE.get()
         out_skeleton = {}
 
-        def body(parts):
-            parts = iter(parts)
-            mine = [next(parts) if r else a for a, r in zip(leaves, rowed)]
-            result = fn(*_rebuild(key, mine, splitter.opaque, splitter.objects))
+        def body(row_parts, shared):
+            row_parts, shared = iter(row_parts), iter(shared)
+            mine = [next(row_parts) if r else next(shared) for r in rowed]
+            token = _STAGE_GATE.set(next(shared) if gate is not None else None)
+            try:
+                result = fn(*_rebuild(key, mine, splitter.opaque, splitter.objects))
+            finally:
+                _STAGE_GATE.reset(token)
             out = _Splitter()
             out_skeleton["key"] = (out.skeleton(result), out.opaque, out.objects)
-            out_skeleton["rowed"] = [jnp.ndim(o) > 0 and o.shape[0] == chunk for o in out.leaves]
             return [jnp.asarray(o) for o in out.leaves]
 
-        # Under a derivative each chunk keeps its inputs and recomputes the rest in cache.
-        stacked = jax.lax.map(jax.checkpoint(body), split)
-        joined = [
-            jnp.reshape(o, (rows,) + o.shape[2:]) if r else o[0]
-            for o, r in zip(stacked, out_skeleton["rowed"])
-        ]
+        shared = [a for a, r in zip(leaves, rowed) if not r]
+        shared += [] if gate is None else [jnp.asarray(gate)]
+        loop = _chunk_loop(body, rows, CHUNK_ROWS)
+        joined = loop([a for a, r in zip(leaves, rowed) if r], shared)
         skeleton, opaque, objects = out_skeleton["key"]
         return _rebuild(skeleton, joined, opaque, objects)
 
     return call
 
 
-def _chunk_rows(rows):
-    """The largest power of two <= :data:`CHUNK_ROWS` dividing ``rows``, if at least
-    a quarter of it and two chunks fit (a batch bucket m·2^k always qualifies once
-    2^k >= CHUNK_ROWS / 4); else None (no chunking)."""
-    chunk = CHUNK_ROWS
-    while chunk > 1 and rows % chunk:
-        chunk //= 2
-    return chunk if chunk >= CHUNK_ROWS // 4 and rows >= 2 * chunk else None
+def _chunk_loop(body, rows, chunk):
+    """``loop(row_inputs, shared)``: ``body`` over every chunk of rows, with its own VJP.
+
+    ``body(row_chunks, shared)`` returns a list of arrays: per-row ones (first
+    axis ``chunk``) and shared ones.  Forward, a ``fori_loop`` writes each
+    chunk's rows into the outputs in place.  Backward, a second loop
+    recomputes each chunk and runs its VJP right away (everything in cache),
+    adding into the per-row input cotangents and summing the shared ones.
+    Rows that the overlapping last chunk recomputes count once, in the chunk
+    before it.
+    """
+    count = -(-rows // chunk)
+
+    def start(i):
+        return jnp.minimum(i * chunk, rows - chunk)
+
+    def layout(row_inputs, shared):
+        shapes = jax.eval_shape(body, [_chunk_shape(a, chunk) for a in row_inputs], shared)
+        return shapes, [s.ndim > 0 and s.shape[0] == chunk for s in shapes]
+
+    def forward(row_inputs, shared):
+        shapes, out_rowed = layout(row_inputs, shared)
+
+        def step(i, buffers):
+            s = start(i)
+            outs = body([jax.lax.dynamic_slice_in_dim(a, s, chunk) for a in row_inputs], shared)
+            return [
+                jax.lax.dynamic_update_slice_in_dim(b, o, s, 0) if r else o
+                for b, o, r in zip(buffers, outs, out_rowed)
+            ]
+
+        empty = [
+            jnp.zeros((rows,) + x.shape[1:] if r else x.shape, x.dtype)
+            for x, r in zip(shapes, out_rowed)
+        ]
+        return jax.lax.fori_loop(0, count, step, empty)
+
+    @jax.custom_vjp
+    def loop(row_inputs, shared):
+        return forward(row_inputs, shared)
+
+    def loop_forward(row_inputs, shared):
+        return forward(row_inputs, shared), (row_inputs, shared)
+
+    def loop_backward(saved, cotangents):
+        row_inputs, shared = saved
+        shapes, out_rowed = layout(row_inputs, shared)
+        differentiable = [_inexact(a) for a in row_inputs], [_inexact(a) for a in shared]
+
+        def step(i, grads):
+            row_grads, shared_grads = grads
+            s = start(i)
+            owned = (jnp.arange(chunk) >= i * chunk - s)[:, None]
+            last = i == count - 1
+            given = []
+            for c, x, r in zip(cotangents, shapes, out_rowed):
+                if not _inexact(x):
+                    given.append(np.zeros(x.shape, jax.dtypes.float0))
+                elif r:
+                    piece = jax.lax.dynamic_slice_in_dim(c, s, chunk)
+                    given.append(jnp.where(owned.reshape((chunk,) + (1,) * (c.ndim - 1)), piece, 0))
+                else:
+                    given.append(jnp.where(last, c, jnp.zeros_like(c)))
+            mine = [jax.lax.dynamic_slice_in_dim(a, s, chunk) for a in row_inputs]
+            _, vjp = jax.vjp(body, mine, shared)
+            row_ct, shared_ct = vjp(given)
+            row_grads = [
+                jax.lax.dynamic_update_slice_in_dim(
+                    g, jax.lax.dynamic_slice_in_dim(g, s, chunk) + ct, s, 0
+                )
+                if d
+                else g
+                for g, ct, d in zip(row_grads, row_ct, differentiable[0])
+            ]
+            shared_grads = [
+                g + ct if d else g for g, ct, d in zip(shared_grads, shared_ct, differentiable[1])
+            ]
+            return row_grads, shared_grads
+
+        zeros = (
+            [jnp.zeros_like(a) if d else a for a, d in zip(row_inputs, differentiable[0])],
+            [jnp.zeros_like(a) if d else a for a, d in zip(shared, differentiable[1])],
+        )
+        row_grads, shared_grads = jax.lax.fori_loop(0, count, step, zeros)
+        return (
+            [g if d else _float0_like(g) for g, d in zip(row_grads, differentiable[0])],
+            [g if d else _float0_like(g) for g, d in zip(shared_grads, differentiable[1])],
+        )
+
+    loop.defvjp(loop_forward, loop_backward)
+    return loop
+
+
+def _inexact(x):
+    return jnp.issubdtype(x.dtype, jnp.inexact)
+
+
+def _float0_like(x):
+    return np.zeros(x.shape, jax.dtypes.float0)
+
+
+def _chunk_shape(array, chunk):
+    return jax.ShapeDtypeStruct((chunk,) + array.shape[1:], array.dtype)
 
 
 def explain_compile(fn, *args, **kwargs):

@@ -25,12 +25,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from . import _allocator
 from ._jax_compile import (  # noqa: F401  (the jax backend's compile names)
     compile_function,
     compiled_stage,
     detach_all,
     explain_compile,
-    in_row_chunks,
     mark_trace_constant,
     reset_compiled,
 )
@@ -44,8 +44,11 @@ except ImportError:  # pragma: no cover - depends on the JAX version
 
 
 jax.config.update("jax_enable_x64", True)
+_allocator.keep_freed_memory()
 
 name = "jax"
+#: compile_function takes ``rows=`` (row chunks and parts on the cores, _jax_compile).
+compile_uses_rows = True
 array_types = (jax.Array,)
 
 FLOAT_DTYPES = {"float64": np.dtype(np.float64), "float32": np.dtype(np.float32)}

@@ -52,6 +52,12 @@ class BackendInfo:
         CPU: large batches are traced block by block so that each block's
         temporaries stay in cache (see :func:`optics.backend.ray_block_size`);
         None: always one batch (immutable arrays, or no measured gain).
+    batch_buckets : bool
+        Whether compiled traces pad batch sizes up to shared buckets, so that
+        nearby sizes reuse one graph (torch: Inductor takes tens of seconds
+        to compile, and cutting the padding off is a view).  False: one graph
+        per batch size (jax: jit compiles in a second or two, and padding and
+        cutting copy every array).
     """
 
     name: str
@@ -63,6 +69,7 @@ class BackendInfo:
     device_kinds: tuple = ("cpu",)
     float64: bool = True
     ray_block: int | None = None
+    batch_buckets: bool = False
 
 
 _REGISTRY: dict[str, BackendInfo] = {}
@@ -156,6 +163,7 @@ register(
         compile=True,
         device_kinds=("cpu", "cuda", "mps", "meta"),
         ray_block=2**16,
+        batch_buckets=True,
     )
 )
 register(

@@ -83,7 +83,9 @@ def padded(array, shape, n, bucket):
 
 def unpadded(array, shape, n):
     """The first n entries of a padded result, in the broadcast ``shape``."""
-    return be.reshape(array[:n], shape) if array.ndim else array
+    if not array.ndim:
+        return array
+    return be.reshape(array if array.shape[0] == n else array[:n], shape)
 
 
 def media_indices(surfaces, wavelength):

@@ -24,8 +24,11 @@ On JAX the graph is additionally mapped over 4096-ray chunks (``rows=`` of
 the backward one instead of storing it (see docs/performance.md).
 
 Compiled graphs are cached per (system topology, dtype, device, batch-size
-bucket, which inputs vary per ray, compiler, Newton step count).  Batches are
-padded with chief rays up to the bucket size, so nearby sizes share a graph.
+bucket, which inputs vary per ray, compiler, Newton step count).  On torch,
+batches are padded with chief rays up to the bucket size, so nearby sizes
+share a graph (Inductor compiles for tens of seconds); on jax the bucket is
+the batch size itself (``be.pads_batches``: jit compiles in a second or two,
+and padding and cutting the padding off would copy every array).
 Parameters that are Python numbers are compiled in as constants (changing one
 recompiles); parameters that vary, such as optimization variables, should be
 tensors (``be.parameter``), which enter the graph as inputs.
@@ -251,7 +254,7 @@ def _prepare(
         iterations = current_settings().forced_iterations or DEFAULT_NEWTON_ITERATIONS
     shape = tuple(np.broadcast_shapes(*(tuple(a.shape) for a in inputs)))
     n = math.prod(shape)
-    bucket = batch_bucket(n)
+    bucket = batch_bucket(n) if be.pads_batches() else n
     per_ray = tuple(a.ndim > 0 for a in inputs)
     views = PerRayViews(bucket)
     flat = [
