@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
+
 from . import backend as be
 from .errors import LensFileError, OpticsError
 
@@ -226,6 +228,20 @@ class CatalogGlass(Material):
         if _glass_catalog.resolve(self.name) == (self.name, self.catalog):
             return self.name
         return {"name": self.name, "catalog": self.catalog}
+
+
+def index_at(material: Material, wavelength):
+    """n of ``material`` at ``wavelength`` (µm) as an array of the configured backend.
+
+    A Python or NumPy number is evaluated with NumPy and converted once: one
+    array creation instead of a dozen scalar operations, each a dispatch of
+    tens of µs on torch and JAX.  Materials whose parameters are backend
+    arrays (trainable) still evaluate on their backend, with derivatives.
+    """
+    if isinstance(wavelength, numbers.Real) and not isinstance(wavelength, bool):
+        n = material.index(np.float64(wavelength))
+        return be.asarray(float(n)) if isinstance(n, (float, np.ndarray, np.generic)) else n
+    return material.index(be.asarray(wavelength))
 
 
 def _as_float(value) -> float:

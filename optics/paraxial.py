@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 
 from . import backend as be
 from .errors import ConfigurationError
+from .materials import index_at
 from .surfaces import media
 
 
@@ -72,8 +73,9 @@ class _BasisRays:
 
 
 def _signed_indices(optic, wavelength):
-    w = be.asarray(wavelength)
-    return [direction * material.index(w) for material, direction in media(optic.surfaces)]
+    return [
+        direction * index_at(material, wavelength) for material, direction in media(optic.surfaces)
+    ]
 
 
 def basis_rays(optic, wavelength=None) -> _BasisRays:

@@ -12,7 +12,7 @@ import pytest
 from helpers import reference_cooke
 
 from optics import backend as be
-from optics.backend import _jax_compile
+from optics.backend import _jax_compile, _jax_parts
 from optics.trace import trace_rays
 
 jax = pytest.importorskip("jax")
@@ -27,8 +27,21 @@ def _toy(values):
     return {"z": z[0], "positive": z[1], "double": scale * 2.0}
 
 
-@pytest.mark.parametrize("rows", [ROWS, 1000], ids=["chunked", "one_piece"])
-def test_compiled_function_equals_the_plain_call_and_its_gradient(jax_backend, rows):
+# rows: whole chunks; a last chunk overlapping the one before; one piece; and (with the
+# cores forced to 3) three parts of a call, the last overlapping, each in chunks
+ROW_CASES = [
+    pytest.param(ROWS, 1, id="chunked"),
+    pytest.param(ROWS + 1001, 1, id="overlapping_chunk"),
+    pytest.param(1000, 1, id="one_piece"),
+    pytest.param(3 * _jax_compile.MIN_PART_ROWS + 777, 3, id="three_parts"),
+]
+
+
+@pytest.mark.parametrize(("rows", "cores"), ROW_CASES)
+def test_compiled_function_equals_the_plain_call_and_its_gradient(
+    jax_backend, monkeypatch, rows, cores
+):
+    monkeypatch.setattr(_jax_parts, "_cores", lambda: cores)
     x = be.asarray(np.linspace(-1.0, 1.0, rows))
     values = {"x": x, "scale": be.asarray(0.7)}
     compiled = be.compile_function(_toy, rows=rows)
@@ -39,26 +52,51 @@ def test_compiled_function_equals_the_plain_call_and_its_gradient(jax_backend, r
         np.testing.assert_allclose(be.to_numpy(got[key]), be.to_numpy(expected[key]), rtol=4 * eps)
     assert be.to_numpy(got["positive"]).tolist() == be.to_numpy(expected["positive"]).tolist()
 
-    def loss(fn, scale):
+    def loss(fn, scale, x):
         out = fn({"x": x, "scale": scale})
-        return be.sum(be.where(out["positive"], out["z"], 0.0)) + out["double"]
+        return be.sum(be.where(out["positive"], out["z"] * x, 0.0)) + out["double"]
 
-    exact = jax.grad(lambda s: loss(_toy, s))(be.asarray(0.7))
-    through = jax.grad(lambda s: loss(compiled, s))(be.asarray(0.7))
-    assert abs(float(through - exact)) <= 1e-12 * abs(float(exact))
-
-
-def test_chunk_sizes_of_batch_buckets():
-    assert _jax_compile._chunk_rows(8 << 17) == 4096  # 1e6 rays
-    assert _jax_compile._chunk_rows(5 << 11) == 2048  # 1e4 rays: five chunks
-    assert _jax_compile._chunk_rows(7 << 9) is None  # 3584 rays: one piece
-    assert _jax_compile._chunk_rows(4096) is None  # a single chunk gains nothing
+    # Every row counts once: the rows that an overlapping chunk or part recomputes too.
+    exact = jax.grad(lambda s, x: loss(_toy, s, x), argnums=(0, 1))(be.asarray(0.7), x)
+    through = jax.grad(lambda s, x: loss(compiled, s, x), argnums=(0, 1))(be.asarray(0.7), x)
+    assert abs(float(through[0] - exact[0])) <= 1e-12 * abs(float(exact[0]))
+    np.testing.assert_allclose(be.to_numpy(through[1]), be.to_numpy(exact[1]), rtol=1e-13)
 
 
-def test_chunked_compiled_trace_equals_the_eager_trace(jax_backend):
+def test_parts_cover_every_row_once():
+    parts = _jax_parts.Parts(10, 4, (0, 4, 6))  # three parts of 4 rows for 10 rows
+    assert [parts.owned(k) for k in range(3)] == [(0, 4), (0, 4), (2, 4)]
+    owned = [parts.starts[k] + i for k in range(3) for i in range(*parts.owned(k))]
+    assert owned == list(range(10))
+
+
+def test_calls_inside_jit_are_one_part(jax_backend, monkeypatch):
+    """Tracers cannot be cut or run in threads: under jax.jit the call is one program."""
+    monkeypatch.setattr(_jax_parts, "_cores", lambda: 2)
+    rows = 2 * _jax_compile.MIN_PART_ROWS
+    x = be.asarray(np.linspace(-1.0, 1.0, rows))
+    assert len(_jax_parts.plan(rows, [x], _jax_compile.MIN_PART_ROWS).starts) == 2
+    seen = []
+    jax.jit(lambda v: seen.append(_jax_parts.plan(rows, [v], 1).starts) or v)(x)
+    assert seen == [(0,)]
+    compiled = be.compile_function(_toy, rows=rows)
+    jitted = jax.jit(lambda v: compiled({"x": v, "scale": be.asarray(0.7)})["z"])(x)
+    np.testing.assert_allclose(
+        be.to_numpy(jitted), be.to_numpy(compiled({"x": x, "scale": 0.7})["z"])
+    )
+
+
+@pytest.mark.parametrize(
+    ("n", "cores"),
+    [
+        pytest.param(9000, 1, id="chunks"),  # two chunks of 4096 and one overlapping them
+        pytest.param(2 * _jax_compile.MIN_PART_ROWS + 4321, 2, id="parts"),
+    ],
+)
+def test_chunked_compiled_trace_equals_the_eager_trace(jax_backend, monkeypatch, n, cores):
     """Values only: derivatives through chunks are the toy test's (compiling them is slow)."""
+    monkeypatch.setattr(_jax_parts, "_cores", lambda: cores)
     rng = np.random.default_rng(3)
-    n = 9000  # bucket 10240: five chunks of 2048
     radius, angle = np.sqrt(rng.random(n)), 2 * np.pi * rng.random(n)
     px, py = be.asarray(radius * np.cos(angle)), be.asarray(radius * np.sin(angle))
     optic = reference_cooke()

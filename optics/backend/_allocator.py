@@ -67,8 +67,7 @@ def _tune(trim_mb):
     if mallopt is None:
         return False
     return bool(
-        mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
-        and mallopt(_M_TRIM_THRESHOLD, trim_mb * 2**20)
+        mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD) and mallopt(_M_TRIM_THRESHOLD, trim_mb * 2**20)
     )
 
 

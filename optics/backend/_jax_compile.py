@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _jax_parts
+from . import _jax_chunks, _jax_parts
 from ._compile import CompileReport
 
 #: Rows per chunk of :func:`in_row_chunks`: the ~20 live float64 temporaries of a
@@ -290,10 +290,8 @@ def in_row_chunks(fn, rows):
     such output depends only on row i of such inputs; other arrays are shared
     by every chunk, and outputs that are not ``rows`` long must not depend on
     the chunk (the last chunk's is returned).  Any ``rows`` of at least two
-    chunks works: when :data:`CHUNK_ROWS` does not divide it, the last chunk
-    ends at the last row and recomputes a few rows of the one before (same
-    values), so nothing is padded or sliced.  Fewer rows run as they are.
-    The reverse derivative recomputes each chunk in cache (:func:`_chunk_loop`).
+    chunks works (see :mod:`._jax_chunks`); fewer rows run as they are.
+    The reverse derivative recomputes each chunk in cache (:mod:`._jax_chunks`).
     """
 
     def call(*args):
@@ -320,117 +318,12 @@ def in_row_chunks(fn, rows):
 
         shared = [a for a, r in zip(leaves, rowed) if not r]
         shared += [] if gate is None else [jnp.asarray(gate)]
-        loop = _chunk_loop(body, rows, CHUNK_ROWS)
+        loop = _jax_chunks.chunk_loop(body, rows, CHUNK_ROWS)
         joined = loop([a for a, r in zip(leaves, rowed) if r], shared)
         skeleton, opaque, objects = out_skeleton["key"]
         return _rebuild(skeleton, joined, opaque, objects)
 
     return call
-
-
-def _chunk_loop(body, rows, chunk):
-    """``loop(row_inputs, shared)``: ``body`` over every chunk of rows, with its own VJP.
-
-    ``body(row_chunks, shared)`` returns a list of arrays: per-row ones (first
-    axis ``chunk``) and shared ones.  Forward, a ``fori_loop`` writes each
-    chunk's rows into the outputs in place.  Backward, a second loop
-    recomputes each chunk and runs its VJP right away (everything in cache),
-    adding into the per-row input cotangents and summing the shared ones.
-    Rows that the overlapping last chunk recomputes count once, in the chunk
-    before it.
-    """
-    count = -(-rows // chunk)
-
-    def start(i):
-        return jnp.minimum(i * chunk, rows - chunk)
-
-    def layout(row_inputs, shared):
-        shapes = jax.eval_shape(body, [_chunk_shape(a, chunk) for a in row_inputs], shared)
-        return shapes, [s.ndim > 0 and s.shape[0] == chunk for s in shapes]
-
-    def forward(row_inputs, shared):
-        shapes, out_rowed = layout(row_inputs, shared)
-
-        def step(i, buffers):
-            s = start(i)
-            outs = body([jax.lax.dynamic_slice_in_dim(a, s, chunk) for a in row_inputs], shared)
-            return [
-                jax.lax.dynamic_update_slice_in_dim(b, o, s, 0) if r else o
-                for b, o, r in zip(buffers, outs, out_rowed)
-            ]
-
-        empty = [
-            jnp.zeros((rows,) + x.shape[1:] if r else x.shape, x.dtype)
-            for x, r in zip(shapes, out_rowed)
-        ]
-        return jax.lax.fori_loop(0, count, step, empty)
-
-    @jax.custom_vjp
-    def loop(row_inputs, shared):
-        return forward(row_inputs, shared)
-
-    def loop_forward(row_inputs, shared):
-        return forward(row_inputs, shared), (row_inputs, shared)
-
-    def loop_backward(saved, cotangents):
-        row_inputs, shared = saved
-        shapes, out_rowed = layout(row_inputs, shared)
-        differentiable = [_inexact(a) for a in row_inputs], [_inexact(a) for a in shared]
-
-        def step(i, grads):
-            row_grads, shared_grads = grads
-            s = start(i)
-            owned = (jnp.arange(chunk) >= i * chunk - s)[:, None]
-            last = i == count - 1
-            given = []
-            for c, x, r in zip(cotangents, shapes, out_rowed):
-                if not _inexact(x):
-                    given.append(np.zeros(x.shape, jax.dtypes.float0))
-                elif r:
-                    piece = jax.lax.dynamic_slice_in_dim(c, s, chunk)
-                    given.append(jnp.where(owned.reshape((chunk,) + (1,) * (c.ndim - 1)), piece, 0))
-                else:
-                    given.append(jnp.where(last, c, jnp.zeros_like(c)))
-            mine = [jax.lax.dynamic_slice_in_dim(a, s, chunk) for a in row_inputs]
-            _, vjp = jax.vjp(body, mine, shared)
-            row_ct, shared_ct = vjp(given)
-            row_grads = [
-                jax.lax.dynamic_update_slice_in_dim(
-                    g, jax.lax.dynamic_slice_in_dim(g, s, chunk) + ct, s, 0
-                )
-                if d
-                else g
-                for g, ct, d in zip(row_grads, row_ct, differentiable[0])
-            ]
-            shared_grads = [
-                g + ct if d else g for g, ct, d in zip(shared_grads, shared_ct, differentiable[1])
-            ]
-            return row_grads, shared_grads
-
-        zeros = (
-            [jnp.zeros_like(a) if d else a for a, d in zip(row_inputs, differentiable[0])],
-            [jnp.zeros_like(a) if d else a for a, d in zip(shared, differentiable[1])],
-        )
-        row_grads, shared_grads = jax.lax.fori_loop(0, count, step, zeros)
-        return (
-            [g if d else _float0_like(g) for g, d in zip(row_grads, differentiable[0])],
-            [g if d else _float0_like(g) for g, d in zip(shared_grads, differentiable[1])],
-        )
-
-    loop.defvjp(loop_forward, loop_backward)
-    return loop
-
-
-def _inexact(x):
-    return jnp.issubdtype(x.dtype, jnp.inexact)
-
-
-def _float0_like(x):
-    return np.zeros(x.shape, jax.dtypes.float0)
-
-
-def _chunk_shape(array, chunk):
-    return jax.ShapeDtypeStruct((chunk,) + array.shape[1:], array.dtype)
 
 
 def explain_compile(fn, *args, **kwargs):

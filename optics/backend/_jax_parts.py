@@ -21,6 +21,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextvars
 import dataclasses
+import functools
 import os
 
 import jax
@@ -54,7 +55,11 @@ class Parts:
 
 
 def plan(rows, leaves, min_part_rows):
-    """The :class:`Parts` of a call: one part per usable core, each at least ``min_part_rows``."""
+    """The :class:`Parts` of a call: one part per usable core, each at least ``min_part_rows``.
+
+    The last part starts early to end at the last row when the parts do not
+    divide the rows.
+    """
     count = 1
     concrete = not any(isinstance(a, jax.core.Tracer) for a in leaves)
     if rows is not None and concrete and _on_cpu(leaves):
@@ -97,11 +102,17 @@ def join(parts, per_part):
 
 
 def _joined_one(parts, pieces):
-    kept = []
-    for k, piece in enumerate(pieces):
-        lo, hi = parts.owned(k)
-        kept.append(piece if (lo, hi) == (0, parts.size) else piece[lo:hi])
-    return jax.block_until_ready(jnp.concatenate(kept))
+    owned = tuple(parts.owned(k) for k in range(len(pieces)))
+    if all(o == (0, parts.size) for o in owned):
+        joined = jnp.concatenate(pieces)
+    else:  # the overlapping last part: cut and join in one pass, not two copies
+        joined = _cut_and_join(owned, *pieces)
+    return jax.block_until_ready(joined)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _cut_and_join(owned, *pieces):
+    return jnp.concatenate([piece[lo:hi] for piece, (lo, hi) in zip(pieces, owned)])
 
 
 def cotangents_per_part(parts, cotangents):
