@@ -137,6 +137,12 @@ def paraxial(optic, wavelength=None) -> ParaxialData:
     infinite conjugates) and telecentric ones an exit pupil at infinity (inf,
     not an error).  docs/tracing.md states every definition and sign.
     """
+    # Plain-number systems are evaluated with NumPy (see be.on_host): microseconds
+    # instead of dozens of dispatched scalar operations on torch or JAX.
+    return be.on_host(_quiet_paraxial, optic, wavelength)
+
+
+def _quiet_paraxial(optic, wavelength):
     with be.quiet_float_errors():
         return _paraxial(optic, wavelength)
 

@@ -95,6 +95,7 @@ from ._fused import (  # noqa: F401  (re-exported through __all__)
     ray_blocks,
     write_block,
 )
+from ._host import on_host  # noqa: F401  (re-exported through __all__)
 from ._math import (  # noqa: F401  (names made in a loop in _math)
     abs,
     all,
