@@ -23,8 +23,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
 from . import backend as be
 from .errors import LensFileError, OpticsError
 
@@ -233,14 +231,18 @@ class CatalogGlass(Material):
 def index_at(material: Material, wavelength):
     """n of ``material`` at ``wavelength`` (µm) as an array of the configured backend.
 
-    A Python or NumPy number is evaluated with NumPy and converted once: one
-    array creation instead of a dozen scalar operations, each a dispatch of
-    tens of µs on torch and JAX.  Materials whose parameters are backend
-    arrays (trainable) still evaluate on their backend, with derivatives.
+    A Python or NumPy number with a material of plain numbers is evaluated
+    with NumPy and converted once (:func:`optics.backend.on_host`): one array
+    creation instead of a dozen scalar operations, each a dispatch of tens of
+    µs on torch and JAX.  Materials whose parameters are backend arrays
+    (trainable) evaluate on their backend, with derivatives.
     """
     if isinstance(wavelength, numbers.Real) and not isinstance(wavelength, bool):
-        n = material.index(np.float64(wavelength))
-        return be.asarray(float(n)) if isinstance(n, (float, np.ndarray, np.generic)) else n
+        return be.on_host(_index, material, float(wavelength))
+    return _index(material, wavelength)
+
+
+def _index(material, wavelength):
     return material.index(be.asarray(wavelength))
 
 

@@ -9,9 +9,10 @@ machine, a third of a jitted JAX trace's time.  NumPy escapes most of it
 
 :func:`keep_freed_memory` raises glibc's trim threshold, so freed memory stays
 in the heap for the next call, and fixes the mmap threshold at its largest
-(32 MiB), so arrays up to that size come from the heap at all.  It runs when
-the jax or torch backend is first loaded; memory the process once used then
-stays mapped (up to the threshold) instead of going back to the system.
+(32 MiB), so arrays up to that size come from the heap at all.  It runs once,
+when the first backend is loaded (the first array operation); memory the
+process once used then stays mapped (up to the threshold) instead of going
+back to the system.
 ``OPTICS_MALLOC_TRIM_MB=0`` leaves glibc's defaults alone; another value sets
 the trim threshold in MiB (default 1024, at most 2047).  On other C libraries it does nothing.
 """

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _config
 from ._compile import is_compiling
-from ._creation import asarray, float_dtype, is_array
+from ._creation import asarray, is_array
 
 
 def on_host(fn, *args):
@@ -69,8 +69,9 @@ def _holds_backend_arrays(obj, seen):
 
 def _to_backend(obj):
     if isinstance(obj, (np.ndarray, np.generic)):
-        dtype = float_dtype() if obj.dtype.kind == "f" else None
-        return asarray(obj, dtype=dtype)
+        # Through Python numbers: they take the configured precision directly, so a
+        # float32 configuration never sees a float64 array (small data only).
+        return asarray(obj.tolist() if obj.ndim else obj.item())
     if type(obj) in (list, tuple):
         return type(obj)(_to_backend(o) for o in obj)
     if type(obj) is dict:

@@ -170,6 +170,7 @@ class _Program:
         self.fn, self.rows, self.key, self.splitter = fn, rows, key, splitter
         self.out_skeleton = {}
         self._jitted = {}
+        self._compiled = set()  # (part length, 0 primal / 1 backward) that have run
         self.call = self._differentiable()
 
     def programs(self, size):
@@ -196,12 +197,19 @@ class _Program:
 
         return flat
 
+    def _run_each(self, parts, which, task, inputs):
+        """The parts' calls; the first call of a program (it compiles) one part after another."""
+        key = (parts.size, which)
+        outs = _jax_parts.run_each(parts, task, inputs, serial=key not in self._compiled)
+        self._compiled.add(key)
+        return outs
+
     def _differentiable(self):
         def primal(gate, leaves):
             parts = _jax_parts.plan(self.rows, leaves, MIN_PART_ROWS)
             program = self.programs(parts.size)[0]
             inputs = _jax_parts.split(parts, leaves)
-            outs = _jax_parts.run_each(parts, lambda mine: program(gate, *mine), inputs)
+            outs = self._run_each(parts, 0, lambda mine: program(gate, *mine), inputs)
             return _jax_parts.join(parts, outs)
 
         def backward(gate, leaves, cotangents):
@@ -213,7 +221,7 @@ class _Program:
                     _jax_parts.cotangents_per_part(parts, cotangents),
                 )
             )
-            grads = _jax_parts.run_each(parts, lambda mine: program(gate, *mine), inputs)
+            grads = self._run_each(parts, 1, lambda mine: program(gate, *mine), inputs)
             return _jax_parts.gradients_joined(parts, grads, leaves)
 
         @jax.custom_vjp

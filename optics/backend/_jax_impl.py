@@ -25,7 +25,6 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from . import _allocator
 from ._jax_compile import (  # noqa: F401  (the jax backend's compile names)
     compile_function,
     compiled_stage,
@@ -44,7 +43,6 @@ except ImportError:  # pragma: no cover - depends on the JAX version
 
 
 jax.config.update("jax_enable_x64", True)
-_allocator.keep_freed_memory()
 
 name = "jax"
 #: compile_function takes ``rows=`` (row chunks and parts on the cores, _jax_compile).

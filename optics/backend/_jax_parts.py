@@ -150,10 +150,14 @@ def gradients_joined(parts, per_part, leaves):
     return out
 
 
-def run_each(parts, task, inputs):
-    """``task(part_inputs)`` for every part: the last in this thread, the others in the pool."""
-    if len(inputs) == 1:
-        return [task(inputs[0])]
+def run_each(parts, task, inputs, *, serial=False):
+    """``task(part_inputs)`` for every part: the last in this thread, the others in the pool.
+
+    ``serial``: all in this thread, in order (a program's first call, which
+    traces and compiles it: once, not once per thread).
+    """
+    if len(inputs) == 1 or serial:
+        return [task(x) for x in inputs]
     pool = _pool()
     futures = [pool.submit(contextvars.copy_context().run, task, x) for x in inputs[:-1]]
     last = task(inputs[-1])

@@ -20,6 +20,7 @@ import sys
 from dataclasses import dataclass
 
 from ..errors import BackendUnavailableError
+from . import _allocator
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,7 @@ def load(name: str):
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise BackendUnavailableError(missing_message(name)) from exc
     _LOADED[name] = impl
+    _allocator.keep_freed_memory()  # once per process, with the first backend (see _allocator)
     return impl
 
 

@@ -13,7 +13,6 @@ import contextlib
 import numpy as np
 import torch
 
-from . import _allocator
 from ._torch_compile import (  # noqa: F401  (the torch backend's compile names)
     abstract,
     compile_function,
@@ -33,8 +32,6 @@ from ._torch_optim import (  # noqa: F401  (the torch backend's derivative helpe
     recompute,
     value_and_grad,
 )
-
-_allocator.keep_freed_memory()
 
 name = "torch"
 array_types = (torch.Tensor,)
