@@ -26,6 +26,7 @@ import os
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 _POOL: concurrent.futures.ThreadPoolExecutor | None = None
 
@@ -75,9 +76,23 @@ def split(parts, values):
     if len(parts.starts) == 1:
         return [list(values)]
     return [
-        [v[s : s + parts.size] if _is_rowed(v, parts.rows) else v for v in values]
+        [_rows_of(v, s, parts.size) if _is_rowed(v, parts.rows) else v for v in values]
         for s in parts.starts
     ]
+
+
+def _rows_of(array, start, size):
+    """Rows start..start+size of a concrete CPU array, as a view of its memory when possible.
+
+    A JAX slice copies; a NumPy view of the same buffer handed back to JAX
+    (``device_put``) does not, when the view is 64-byte aligned (it copies
+    otherwise, with the same result).
+    """
+    return jax.device_put(np.asarray(array)[start : start + size], _device(array))
+
+
+def _device(array):
+    return next(iter(array.devices()))
 
 
 def join(parts, per_part):

@@ -9,6 +9,7 @@ import copy
 import dataclasses
 
 from .. import backend as be
+from ..materials import index_at
 from ..surfaces import media
 
 
@@ -94,7 +95,7 @@ def media_indices(surfaces, wavelength):
     for material, _ in media(surfaces):
         key = id(material)
         if key not in by_material:
-            by_material[key] = material.index(wavelength)
+            by_material[key] = index_at(material, wavelength)
         out.append(by_material[key])
     return tuple(out)
 

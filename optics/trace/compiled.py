@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import time
 from collections import OrderedDict
 
@@ -227,7 +228,9 @@ def _launch_inputs(optic, hx, hy, px, py, wavelength, aiming=None):
     if aiming_mode(optic, aiming) == "real":
         result = aim(optic, qx, qy, px, py, be.asarray(wavelength), first_order)
         px, py, aimed = result.px, result.py, result.converged
-    inputs = [be.asarray(v) for v in (qx, qy, px, py, wavelength)]
+    # The wavelength stays as given: a Python number lets the media's indices be
+    # evaluated on the host (optics.materials.index_at); _prepare converts it.
+    inputs = [be.asarray(v) for v in (qx, qy, px, py)] + [wavelength]
     return (optic, first_order), inputs, aimed
 
 
@@ -249,6 +252,8 @@ def _prepare(
     roots to give the Newton surfaces (a tuple, one per Newton surface).
     """
     compiler = DEFAULT_COMPILER if compiler is None else compiler
+    given_wavelength = inputs[wavelength_slot]
+    inputs = [be.asarray(a) for a in inputs]
     iterations = newton_iterations
     if iterations is None:
         iterations = current_settings().forced_iterations or DEFAULT_NEWTON_ITERATIONS
@@ -262,8 +267,10 @@ def _prepare(
     ]
     surfaces = optic.surfaces
     viewed = {}  # one view per medium: the same object before and after means no refraction
+    if not isinstance(given_wavelength, numbers.Real):
+        given_wavelength = flat[wavelength_slot]
     indices = tuple(
-        viewed.setdefault(id(a), views(a)) for a in media_indices(surfaces, flat[wavelength_slot])
+        viewed.setdefault(id(a), views(a)) for a in media_indices(surfaces, given_wavelength)
     )
     frames = [views.frame(frame) for frame in surface_frames(surfaces)]
     if context is not None:
@@ -321,7 +328,7 @@ def _run(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterati
         entry.first_call_seconds = time.perf_counter() - started
     entry.calls += 1
     fields = {name: unpadded(getattr(out, name), call.shape, call.n) for name in RAY_FIELDS}
-    fields["wavelength"] = inputs[wavelength_slot]
+    fields["wavelength"] = be.asarray(inputs[wavelength_slot])
     return Rays(**fields)
 
 
