@@ -232,9 +232,9 @@ def index_at(material: Material, wavelength):
     """n of ``material`` at ``wavelength`` (µm) as an array of the configured backend.
 
     A Python or NumPy number with a material of plain numbers is evaluated
-    with NumPy and converted once (:func:`optics.backend.on_host`): one array
-    creation instead of a dozen scalar operations, each a dispatch of tens of
-    µs on torch and JAX.  Materials whose parameters are backend arrays
+    with NumPy and converted once where the backend dispatches slowly
+    (:func:`optics.backend.on_host`, JAX): one array creation instead of a
+    dozen scalar operations of tens of µs each.  Materials whose parameters are backend arrays
     (trainable) evaluate on their backend, with derivatives.
     """
     if isinstance(wavelength, numbers.Real) and not isinstance(wavelength, bool):

@@ -1,14 +1,15 @@
 """Scalar work on constants evaluated with NumPy, its results handed to the configured backend.
 
 First-order data of a system whose parameters are plain numbers are a few
-dozen scalar operations.  On torch or JAX each is a dispatch of tens of µs
-(a JAX trace at 10^6 rays spent 2-3 ms of its 35 ms there); with NumPy the
-same arithmetic costs microseconds.  :func:`on_host` runs such a function
-with the NumPy backend when its inputs hold no array of another backend
-(nothing to differentiate, nothing on a device), then converts the array
-results once.  Inputs holding backend arrays (trainable parameters, tracers)
-run on their backend as before, with derivatives.
-"""
+dozen scalar operations.  On JAX each is a dispatch of tens of µs (a jitted
+trace at 10^6 rays spent 2-3 ms of its 35 ms there); with NumPy the same
+arithmetic costs microseconds.  :func:`on_host` runs such a function with the
+NumPy backend when the configured backend dispatches slowly (the
+``slow_dispatch`` capability: jax; on torch, a few µs per operation, the
+search of the inputs costs more than it saves) and its inputs hold no array
+of another backend (nothing to differentiate, nothing on a device), then
+converts the array results once.  Inputs holding backend arrays (trainable
+parameters, tracers) run on their backend as before, with derivatives."""
 
 from __future__ import annotations
 
@@ -16,13 +17,15 @@ import dataclasses
 
 import numpy as np
 
-from . import _config
+from . import _config, _registry
 from ._compile import is_compiling
 from ._creation import asarray, is_array
 
 
 def on_host(fn, *args):
-    """``fn(*args)``, with NumPy in float64 when ``args`` hold only numbers and NumPy arrays.
+    """``fn(*args)``, with NumPy in float64 when ``args`` hold only numbers and NumPy arrays
+    and the configured backend dispatches slowly (the ``slow_dispatch`` registry
+    capability: jax).
 
     Parameters
     ----------
@@ -39,6 +42,8 @@ def on_host(fn, *args):
         lists, tuples, dicts and dataclasses) becomes an array of the
         configured backend, floats in its configured precision.
     """
+    if not _registry.info(_config.get_backend()).slow_dispatch:
+        return fn(*args)  # NumPy itself, or dispatch too cheap to repay the detour
     if is_compiling() or _holds_backend_arrays(args, set()):
         return fn(*args)
     with _config.using("numpy", precision="float64", device="cpu"):

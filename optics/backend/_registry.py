@@ -59,6 +59,12 @@ class BackendInfo:
         to compile, and cutting the padding off is a view).  False: one graph
         per batch size (jax: jit compiles in a second or two, and padding and
         cutting copy every array).
+    slow_dispatch : bool
+        Whether every eager operation costs tens of µs of dispatch (jax), so
+        that scalar work on plain numbers is better done with NumPy and
+        converted once (:func:`optics.backend.on_host`).  False: such work
+        runs on the backend itself (NumPy; torch's few µs per operation do
+        not repay the detour).
     """
 
     name: str
@@ -71,6 +77,7 @@ class BackendInfo:
     float64: bool = True
     ray_block: int | None = None
     batch_buckets: bool = False
+    slow_dispatch: bool = False
 
 
 _REGISTRY: dict[str, BackendInfo] = {}
@@ -177,5 +184,6 @@ register(
         autodiff="transform",
         compile=True,
         device_kinds=("cpu", "cuda", "gpu"),
+        slow_dispatch=True,
     )
 )
