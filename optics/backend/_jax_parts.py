@@ -174,9 +174,20 @@ def run_each(parts, task, inputs, *, serial=False):
     if len(inputs) == 1 or serial:
         return [task(x) for x in inputs]
     pool = _pool()
-    futures = [pool.submit(contextvars.copy_context().run, task, x) for x in inputs[:-1]]
-    last = task(inputs[-1])
+    futures = [pool.submit(contextvars.copy_context().run, _finished, task, x) for x in inputs[:-1]]
+    last = _finished(task, inputs[-1])
     return [f.result() for f in futures] + [last]
+
+
+def _finished(task, inputs):
+    """``task(inputs)`` waited for in this thread.
+
+    A jitted call returns before its program has run.  Waiting in each
+    part's own thread keeps the programs side by side and the calls steadier
+    (Cooke, 1e6 rays, six processes each: 196-233 M ray·surfaces/s against
+    186-226 M without the wait).
+    """
+    return jax.block_until_ready(task(inputs))
 
 
 def _pool():
