@@ -186,14 +186,7 @@ class _Program:
         key, splitter, out_skeleton = self.key, self.splitter, self.out_skeleton
 
         def flat(gate, *leaves):
-            token = _STAGE_GATE.set(gate)
-            try:
-                result = fn(*_rebuild(key, leaves, splitter.opaque, splitter.objects))
-            finally:
-                _STAGE_GATE.reset(token)
-            out = _Splitter()
-            out_skeleton["key"] = (out.skeleton(result), out.opaque, out.objects)
-            return out.leaves
+            return _gated_leaves(fn, key, splitter, leaves, gate, out_skeleton)
 
         return flat
 
@@ -290,6 +283,19 @@ def compiled_stage(fn, state):
     return jax.lax.cond(gate, run, lambda values: values, state)
 
 
+def _gated_leaves(fn, key, splitter, leaves, gate, out_skeleton):
+    """``fn`` on the arguments rebuilt from ``leaves``, stages gated by ``gate``; its result's
+    arrays (the structure goes into ``out_skeleton["key"]``)."""
+    token = _STAGE_GATE.set(gate)
+    try:
+        result = fn(*_rebuild(key, leaves, splitter.opaque, splitter.objects))
+    finally:
+        _STAGE_GATE.reset(token)
+    out = _Splitter()
+    out_skeleton["key"] = (out.skeleton(result), out.opaque, out.objects)
+    return out.leaves
+
+
 def in_row_chunks(fn, rows):
     """``fn`` run over chunks of :data:`CHUNK_ROWS` rows in one XLA loop, results written in place.
 
@@ -315,14 +321,9 @@ def in_row_chunks(fn, rows):
         def body(row_parts, shared):
             row_parts, shared = iter(row_parts), iter(shared)
             mine = [next(row_parts) if r else next(shared) for r in rowed]
-            token = _STAGE_GATE.set(next(shared) if gate is not None else None)
-            try:
-                result = fn(*_rebuild(key, mine, splitter.opaque, splitter.objects))
-            finally:
-                _STAGE_GATE.reset(token)
-            out = _Splitter()
-            out_skeleton["key"] = (out.skeleton(result), out.opaque, out.objects)
-            return [jnp.asarray(o) for o in out.leaves]
+            chunk_gate = next(shared) if gate is not None else None
+            outs = _gated_leaves(fn, key, splitter, mine, chunk_gate, out_skeleton)
+            return [jnp.asarray(o) for o in outs]
 
         shared = [a for a, r in zip(leaves, rowed) if not r]
         shared += [] if gate is None else [jnp.asarray(gate)]
