@@ -13,13 +13,12 @@ parameters, tracers) run on their backend as before, with derivatives."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from . import _config, _registry
 from ._compile import is_compiling
 from ._creation import asarray, is_array
+from ._structure import fields_of, with_fields
 
 
 def on_host(fn, *args):
@@ -63,13 +62,8 @@ def _holds_backend_arrays(obj, seen):
         return any(_holds_backend_arrays(o, seen) for o in obj)
     if isinstance(obj, dict):
         return any(_holds_backend_arrays(o, seen) for o in obj.values())
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return any(
-            _holds_backend_arrays(getattr(obj, f.name), seen) for f in dataclasses.fields(obj)
-        )
-    if type(obj).__module__.startswith("optics.") and hasattr(obj, "__dict__"):
-        return any(_holds_backend_arrays(o, seen) for o in vars(obj).values())
-    return False
+    fields = fields_of(obj)
+    return fields is not None and any(_holds_backend_arrays(v, seen) for _, v in fields)
 
 
 def _to_backend(obj):
@@ -81,11 +75,7 @@ def _to_backend(obj):
         return type(obj)(_to_backend(o) for o in obj)
     if type(obj) is dict:
         return {k: _to_backend(v) for k, v in obj.items()}
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        changes = {f.name: _to_backend(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-        return dataclasses.replace(obj, **{k: v for k, v in changes.items() if _init(obj, k)})
-    return obj
-
-
-def _init(obj, name):
-    return next(f.init for f in dataclasses.fields(obj) if f.name == name)
+    fields = fields_of(obj)
+    if fields is None:
+        return obj
+    return with_fields(obj, {k: _to_backend(v) for k, v in fields})

@@ -20,8 +20,6 @@ Two helpers shape the XLA program (docs/performance.md, "The jitted JAX trace"):
 from __future__ import annotations
 
 import contextvars
-import copy
-import dataclasses
 
 import jax
 import jax.numpy as jnp
@@ -29,6 +27,7 @@ import numpy as np
 
 from . import _jax_chunks, _jax_parts
 from ._compile import CompileReport
+from ._structure import fields_of, with_fields
 
 #: Rows per chunk of :func:`in_row_chunks`: the ~20 live float64 temporaries of a
 #: surface stay in a core's L2 cache (measured on the Cooke triplet, 1e6 rays, 2 cores:
@@ -71,7 +70,7 @@ class _Splitter:
             return (type(obj), tuple(self.skeleton(o) for o in obj))
         if type(obj) is dict:
             return (dict, tuple((k, self.skeleton(v)) for k, v in obj.items()))
-        fields = _fields(obj)
+        fields = fields_of(obj)
         if fields is None:
             self.opaque[id(obj)] = obj
             return ("opaque", id(obj))
@@ -84,15 +83,6 @@ class _Splitter:
             len(self.objects) - 1,
             tuple((k, self.skeleton(v)) for k, v in fields),
         )
-
-
-def _fields(obj):
-    """(name, value) pairs of a dataclass or a plain object, else None (kept as it is)."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return [(f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj)]
-    if type(obj).__module__.startswith("optics.") and hasattr(obj, "__dict__"):
-        return list(vars(obj).items())
-    return None
 
 
 def _rebuild(skeleton, leaves, opaque, objects=None):
@@ -109,16 +99,7 @@ def _rebuild(skeleton, leaves, opaque, objects=None):
     if kind == "opaque":
         return opaque[skeleton[1]]
     obj = objects[skeleton[2]]
-    values = {k: _rebuild(s, leaves, opaque, objects) for k, s in skeleton[3]}
-    if dataclasses.is_dataclass(obj):
-        return dataclasses.replace(obj, **{k: v for k, v in values.items() if _init(obj, k)})
-    out = copy.copy(obj)
-    vars(out).update(values)
-    return out
-
-
-def _init(obj, name):
-    return next(f.init for f in dataclasses.fields(obj) if f.name == name)
+    return with_fields(obj, {k: _rebuild(s, leaves, opaque, objects) for k, s in skeleton[3]})
 
 
 def compile_function(fn, rows=None, **_options):

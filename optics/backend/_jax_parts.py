@@ -96,33 +96,22 @@ def _device(array):
 
 
 def join(parts, per_part):
-    """One list of results from each part's list: per-row results joined, others from part 0.
-
-    The joins are shared out among the threads too: writing a fresh array
-    costs its page faults, which the cores take in parallel.
-    """
+    """One list of results from each part's list: per-row results joined, others from part 0."""
     if len(parts.starts) == 1:
         return list(per_part[0])
-    out = list(per_part[0])
-    rowed = [j for j, first in enumerate(out) if _is_rowed(first, parts.size)]
-
-    def joined(indices):
-        return [_joined_one(parts, [results[j] for results in per_part]) for j in indices]
-
-    groups = [rowed[k :: len(parts.starts)] for k in range(len(parts.starts))]
-    for indices, arrays in zip(groups, run_each(parts, joined, groups)):
-        for j, array in zip(indices, arrays):
-            out[j] = array
-    return out
+    return [
+        _joined_one(parts, [results[j] for results in per_part])
+        if _is_rowed(first, parts.size)
+        else first
+        for j, first in enumerate(per_part[0])
+    ]
 
 
 def _joined_one(parts, pieces):
     owned = tuple(parts.owned(k) for k in range(len(pieces)))
     if all(o == (0, parts.size) for o in owned):
-        joined = jnp.concatenate(pieces)
-    else:  # the overlapping last part: cut and join in one pass, not two copies
-        joined = _cut_and_join(owned, *pieces)
-    return jax.block_until_ready(joined)
+        return jnp.concatenate(pieces)
+    return _cut_and_join(owned, *pieces)  # the overlapping last part: one pass, not two copies
 
 
 @functools.partial(jax.jit, static_argnums=0)
