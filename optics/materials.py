@@ -234,8 +234,9 @@ def index_at(material: Material, wavelength):
     A Python or NumPy number with a material of plain numbers is evaluated
     with NumPy and converted once where the backend dispatches slowly
     (:func:`optics.backend.on_host`, JAX): one array creation instead of a
-    dozen scalar operations of tens of µs each.  Materials whose parameters are backend arrays
-    (trainable) evaluate on their backend, with derivatives.
+    dozen scalar operations of tens of µs each.  Materials whose parameters
+    are backend arrays (trainable) evaluate on their backend, with
+    derivatives.
     """
     if isinstance(wavelength, numbers.Real) and not isinstance(wavelength, bool):
         return be.on_host(_index, material, float(wavelength))

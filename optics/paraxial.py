@@ -137,8 +137,8 @@ def paraxial(optic, wavelength=None) -> ParaxialData:
     infinite conjugates) and telecentric ones an exit pupil at infinity (inf,
     not an error).  docs/tracing.md states every definition and sign.
     """
-    # Plain-number systems are evaluated with NumPy (see be.on_host): microseconds
-    # instead of dozens of dispatched scalar operations on torch or JAX.
+    # Plain-number systems are evaluated with NumPy where each backend operation is a
+    # slow dispatch (JAX; see be.on_host): microseconds instead of milliseconds.
     return be.on_host(_quiet_paraxial, optic, wavelength)
 
 
