@@ -33,7 +33,7 @@ from contextlib import nullcontext
 import numpy as np
 
 from .. import backend as be
-from ..solvers import SLOPE_FLOOR_CONSTANT, forced_iterations, solve_scalar_root
+from ..solvers import NON_CONVERGED, SLOPE_FLOOR_CONSTANT, forced_iterations, solve_scalar_root
 from .base import Geometry, is_plain
 from .conic import Standard, conic_intersect, conic_sag_and_gradient
 from .newton_spec import COMMON_KEYS, DEFAULT_MAX_ITER, DEFAULT_TOL
@@ -167,6 +167,11 @@ class NewtonRaphsonGeometry(Geometry):
         sink = getattr(self, "root_sink", None)
         if sink is not None:
             sink.append(be.detach(result.t))
+        # A compiled trace collects the rays its fixed step count left unconverged
+        # (``unconverged_sink``) and traces them again eagerly (optics.trace.compiled).
+        flags = getattr(self, "unconverged_sink", None)
+        if flags is not None:
+            flags.append(be.reshape(result.rejected[NON_CONVERGED], shape))
         # In a compiled graph (static): a fixed masked step count, no host sync, no gathers;
         # inside a deferred-read trace the counts come later: assume rejections either way.
         counted = result.counted

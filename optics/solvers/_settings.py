@@ -70,10 +70,11 @@ class ResolvedSettings:
     static: bool
 
 
-#: Masked Newton steps of a sync-free solve (the compiled trace's default count,
-#: optics.trace.compiled.DEFAULT_NEWTON_ITERATIONS): the benchmark freeforms
-#: converge in 3-5 steps from the base-conic seed; a problem still moving
-#: after them is rejected as non-converged (counted in the deferred warning).
+#: Masked Newton steps of a sync-free solve: the benchmark freeforms converge
+#: in 3-5 steps from the base-conic seed; a problem still moving after them is
+#: rejected as non-converged (counted in the deferred warning).  (The compiled
+#: trace takes fewer, optics.trace.compiled.DEFAULT_NEWTON_ITERATIONS, and
+#: traces the rays still moving again eagerly.)
 SYNC_FREE_ITERATIONS = 12
 
 # SolverSettings is frozen, so a shared default is safe.

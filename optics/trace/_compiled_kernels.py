@@ -5,7 +5,8 @@ The launch and, surface by surface, exactly the eager code of
 :func:`optics.backend.compiled_stage` (on JAX a stage of its own, so XLA does
 not recompute the earlier surfaces inside every later one; elsewhere a plain
 call).  Two-pass Newton graphs collect or are given the Newton roots
-(:func:`with_roots`).
+(:func:`with_roots`); the rays a graph's fixed Newton step count leaves
+unconverged come out as a mask (:func:`with_flags`).
 """
 
 from __future__ import annotations
@@ -32,28 +33,45 @@ def _surface_loop(surfaces, frames, indices, rays, staged):
 
     ``staged``: each surface a :func:`optics.backend.compiled_stage` (XLA would
     otherwise recompute the earlier surfaces inside every later one).
+
+    Returns the rays and, when a Newton geometry collects its unconverged rays
+    (:func:`with_flags`), the mask of rays that reached a Newton surface valid
+    and left it unconverged (else None).
     """
+    flagged = any(hasattr(s.geometry, "unconverged_sink") for s in surfaces)
+    state = tuple(getattr(rays, name) for name in RAY_FIELDS)
+    if flagged:
+        state += (be.full_like(rays.valid, False),)
     for i in range(1, len(surfaces)):
-        step = _Surface(surfaces[i], frames[i], indices[i - 1], indices[i])
-        state = tuple(getattr(rays, name) for name in RAY_FIELDS)
-        rays = Rays(*(be.compiled_stage(step, state) if staged else step(state)))
-    return rays
+        step = _Surface(surfaces[i], frames[i], indices[i - 1], indices[i], flagged)
+        state = be.compiled_stage(step, state) if staged else step(state)
+    return Rays(*state[: len(RAY_FIELDS)]), (state[-1] if flagged else None)
 
 
 @dataclasses.dataclass(frozen=True)
 class _Surface:
-    """One surface of the loop as a function of the ray fields (a compiled stage)."""
+    """One surface of the loop as a function of the ray fields (a compiled stage).
+
+    ``flagged``: the state ends with the unconverged-rays mask, which a Newton
+    surface's ``unconverged_sink`` adds to.
+    """
 
     surface: object
     frame: object
     before: object
     after: object
+    flagged: bool = False
 
     def __call__(self, state):
-        rays = through_surface(
-            self.surface, self.frame, Rays(*state), self.before, self.after, _same
-        )
-        return tuple(getattr(rays, name) for name in RAY_FIELDS)
+        given = Rays(*state[: len(RAY_FIELDS)])
+        rays = through_surface(self.surface, self.frame, given, self.before, self.after, _same)
+        out = tuple(getattr(rays, name) for name in RAY_FIELDS)
+        if not self.flagged:
+            return out
+        flag, sink = state[-1], getattr(self.surface.geometry, "unconverged_sink", None)
+        if sink:
+            flag = be.logical_or(flag, be.logical_and(sink.pop(), given.valid))
+        return (*out, flag)
 
 
 # The kernels take no default or keyword-only arguments: the torch path compiles
@@ -61,14 +79,14 @@ class _Surface:
 
 
 def launch_and_trace(surfaces, frames, indices, context, qx, qy, px, py, wavelength):
-    """The compiled kernel of :func:`.compiled.trace_rays_compiled`."""
+    """The compiled kernel of :func:`.compiled.trace_rays_compiled`: (rays, unconverged or None)."""
     return _surface_loop(
         surfaces, frames, indices, _launch(context, qx, qy, px, py, wavelength), True
     )
 
 
 def trace_only(surfaces, frames, indices, context, *components):
-    """The compiled kernel of :func:`.compiled.propagate_compiled`."""
+    """The compiled kernel of :func:`.compiled.propagate_compiled`: (rays, unconverged or None)."""
     return _surface_loop(surfaces, frames, indices, Rays(*components), True)
 
 
@@ -94,14 +112,29 @@ def roots_only(surfaces, frames, indices, context, *inputs):
 
 def with_roots(surfaces, roots):
     """Surfaces whose Newton geometries collect (list) or are given (tuple) their roots."""
-    out, given = [], iter(roots) if isinstance(roots, tuple) else None
+    given = iter(roots) if isinstance(roots, tuple) else None
+
+    def change(geometry):
+        if given is None:
+            geometry.root_sink = roots
+        else:
+            geometry.given_root = next(given)
+
+    return _newton_copies(surfaces, change)
+
+
+def with_flags(surfaces):
+    """Surfaces whose Newton geometries collect their unconverged rays (a list each)."""
+    return _newton_copies(surfaces, lambda geometry: setattr(geometry, "unconverged_sink", []))
+
+
+def _newton_copies(surfaces, change):
+    """``surfaces`` with each Newton geometry a shallow copy that ``change`` has modified."""
+    out = []
     for surface in surfaces:
         if isinstance(surface.geometry, NewtonRaphsonGeometry):
             geometry = copy.copy(surface.geometry)
-            if given is None:
-                geometry.root_sink = roots
-            else:
-                geometry.given_root = next(given)
+            change(geometry)
             surface = dataclasses.replace(surface, geometry=geometry)
         out.append(surface)
     return out

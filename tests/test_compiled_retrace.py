@@ -1,0 +1,159 @@
+"""A compiled trace's unconverged Newton rays are traced again eagerly: no ray is lost.
+
+With one masked Newton step per surface nearly every ray reaches the
+Chebyshev surface unconverged; the compiled trace must still equal the eager
+one, ray by ray and in its gradient, on torch and jax.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from optics import backend as be
+from optics.io import load
+from optics.trace import compiled, trace_rays
+from optics.trace._compiled_inputs import unpadded
+
+FIELD = (0.0, 0.7)
+COMPONENTS = ("x", "y", "z", "L", "M", "N", "opd")
+
+
+def cooke_chebyshev():
+    """The Cooke triplet with its last lens surface a small Chebyshev freeform."""
+    from optics.geometry.newton_types import Chebyshev
+
+    optic = load("cooke_triplet")
+    surface = optic.surfaces[6]
+    coefficients = [[0.0, 1e-3, 2e-3], [1e-3, -5e-4, 0.0], [2e-3, 0.0, 5e-4]]
+    surface.geometry = Chebyshev(surface.geometry.radius, 0.0, coefficients, 10.0, 10.0)
+    return optic
+
+
+def pupil(n=300, reach=1.0):
+    rng = np.random.default_rng(5)
+    radius, angle = reach * np.sqrt(rng.random(n)), 2 * np.pi * rng.random(n)
+    return be.asarray(radius * np.cos(angle)), be.asarray(radius * np.sin(angle))
+
+
+def trace(optic, px, py, compiled_steps=None):
+    """The eager trace, or the compiled one with ``compiled_steps`` masked Newton steps."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # rays off the freeform's square
+        if compiled_steps is None:
+            return trace_rays(optic, *FIELD, px, py)
+        return compiled.trace_rays_compiled(
+            optic, *FIELD, px, py, compiler="aot_eager", newton_iterations=compiled_steps
+        )
+
+
+def assert_same_rays(fused, eager):
+    """The same valid mask, and the same valid rays to 1e-12 mm; returns the mask."""
+    valid = be.to_numpy(eager.valid)
+    assert be.to_numpy(fused.valid).tolist() == valid.tolist()
+    for name in COMPONENTS:
+        np.testing.assert_allclose(
+            be.to_numpy(getattr(fused, name))[valid],
+            be.to_numpy(getattr(eager, name))[valid],
+            rtol=0,
+            atol=1e-12,
+            err_msg=name,
+        )
+    return valid
+
+
+def graph_flags(monkeypatch):
+    """Record the unconverged masks the graphs return (before they are traced again)."""
+    seen = []
+    original = compiled.retrace_unconverged
+
+    def recording(kind, optic, context, inputs, rays, unconverged):
+        seen.append(int(be.sum(be.astype(unconverged, be.float_dtype()))))
+        return original(kind, optic, context, inputs, rays, unconverged)
+
+    monkeypatch.setattr(compiled, "retrace_unconverged", recording)
+    return seen
+
+
+@pytest.mark.parametrize("reach", [1.0, 2.5])  # 2.5: rays that miss the freeform too
+def test_one_newton_step_in_the_graph_still_gives_the_eager_rays(
+    autodiff_backend, monkeypatch, reach
+):
+    seen = graph_flags(monkeypatch)
+    optic = cooke_chebyshev()
+    px, py = pupil(reach=reach)
+    with be.no_grad():
+        eager = trace(optic, px, py)
+        fused = trace(optic, px, py, compiled_steps=1)
+    assert seen and seen[0] > 100, "one step must leave most rays unconverged"
+    valid = assert_same_rays(fused, eager)
+    assert valid.any() and (reach == 1.0 or not valid.all())
+
+
+def test_enough_steps_leave_nothing_to_trace_again(autodiff_backend, monkeypatch):
+    seen = graph_flags(monkeypatch)
+    px, py = pupil()
+    with be.no_grad():
+        trace(cooke_chebyshev(), px, py, compiled_steps=6)
+    assert seen == [0]
+
+
+def test_a_design_without_newton_surfaces_returns_no_mask(autodiff_backend, monkeypatch):
+    seen = graph_flags(monkeypatch)
+    px, py = pupil()
+    with be.no_grad():
+        trace(load("cooke_triplet"), px, py, compiled_steps=1)
+    assert seen == []
+
+
+def test_the_retraced_rays_carry_the_eager_gradient(autodiff_backend):
+    optic = cooke_chebyshev()
+    lenses = optic.surfaces[1:-1]
+    start = [float(s.geometry.radius) for s in lenses]
+    px, py = pupil(reach=1.2)
+
+    def loss(steps):
+        def fn(radii):
+            for surface, radius in zip(lenses, radii):
+                surface.geometry.radius = radius
+            rays = trace(optic, px, py, compiled_steps=steps)
+            return be.sum(be.where(rays.valid, rays.x * rays.x + rays.y * rays.y, 0.0))
+
+        return fn
+
+    eager_value, eager_grad = be.optim.value_and_gradient(loss(None), start)
+    fused_value, fused_grad = be.optim.value_and_gradient(loss(1), start)
+    assert fused_value == pytest.approx(eager_value, rel=1e-12)
+    np.testing.assert_allclose(fused_grad, eager_grad, rtol=1e-10, atol=0)
+    assert np.all(eager_grad != 0)
+
+
+def test_unpadded_masks_keep_the_broadcast_shape():
+    mask = np.array([True, False, True, False, True, True])
+    assert unpadded(mask, (2, 2), 4).tolist() == [[True, False], [True, False]]
+
+
+def test_propagated_rays_are_traced_again_too(autodiff_backend, monkeypatch):
+    """propagate_compiled (merit functions' bundles) takes launched rays, not pupil points."""
+    from optics.paraxial import paraxial
+    from optics.trace.launch import launch_rays
+    from optics.trace.propagate import propagate
+    from optics.trace.real_image_height import field_parameters
+
+    seen = graph_flags(monkeypatch)
+    optic = cooke_chebyshev()
+    px, py = pupil(reach=2.5)
+    with be.no_grad():
+        first_order = paraxial(optic)
+        qx, qy = field_parameters(optic, *FIELD, first_order)
+        launched = launch_rays(optic, qx, qy, px, py, be.asarray(0.55), first_order)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            eager = propagate(optic, launched)
+            fused = compiled.propagate_compiled(
+                optic, launched, compiler="aot_eager", newton_iterations=1
+            )
+    assert seen and seen[0] > 100
+    assert not assert_same_rays(fused, eager).all()
