@@ -47,6 +47,7 @@ LAYERS = (
     ("optics.trace.real_image_height", 10),
     ("optics.trace._compiled_inputs", 11),
     ("optics.trace._compiled_kernels", 11),
+    ("optics.trace._compiled_retrace", 11),
     ("optics.trace.compiled", 11),
     ("optics.trace.bundle", 12),
     ("optics.trace.entry", 13),
