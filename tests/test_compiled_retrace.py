@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _zemax_corpus import corpus_dir
 
 from optics import backend as be
 from optics.io import load
@@ -157,3 +158,32 @@ def test_propagated_rays_are_traced_again_too(autodiff_backend, monkeypatch):
             )
     assert seen and seen[0] > 100
     assert not assert_same_rays(fused, eager).all()
+
+
+@pytest.mark.skipif(not corpus_dir().is_dir(), reason="../shared/zemax/files is absent")
+@pytest.mark.parametrize(
+    "name",
+    # a 20-surface patent lens with one asphere; four aspheres, most rays vignetted
+    ["patent-US20030048547A1-t3.zmx", "rayoptics-US08011793-1.zmx"],
+)
+def test_real_aspheric_designs_traced_with_two_steps_equal_the_eager_trace(
+    torch_backend, monkeypatch, name
+):
+    seen = graph_flags(monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        optic = load(corpus_dir() / name, glass_fallback="model")
+    px, py = pupil(n=2000)
+    with be.no_grad():
+        eager = trace_rays(optic, 0.0, 1.0, px, py)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            fused = compiled.trace_rays_compiled(
+                optic, 0.0, 1.0, px, py, compiler="aot_eager", newton_iterations=2
+            )
+    assert seen and seen[0] > 0, "two steps must leave some rays to trace again"
+    valid = be.to_numpy(eager.valid)
+    assert be.to_numpy(fused.valid).tolist() == valid.tolist() and valid.any()
+    for component in COMPONENTS[:-1]:  # lengths relative to the system's size
+        a, e = (be.to_numpy(getattr(r, component))[valid] for r in (fused, eager))
+        assert np.max(np.abs(a - e)) <= 1e-12 * max(1.0, np.max(np.abs(e)))
