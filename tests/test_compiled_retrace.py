@@ -163,8 +163,9 @@ def test_propagated_rays_are_traced_again_too(autodiff_backend, monkeypatch):
 @pytest.mark.skipif(not corpus_dir().is_dir(), reason="../shared/zemax/files is absent")
 @pytest.mark.parametrize(
     "name",
-    # a 20-surface patent lens with one asphere; four aspheres, most rays vignetted
-    ["patent-US20030048547A1-t3.zmx", "rayoptics-US08011793-1.zmx"],
+    # four aspheres, most rays vignetted (the 20-surface patent-US20030048547A1-t3,
+    # 139 rays retraced, passes too but compiles for 27 s)
+    ["rayoptics-US08011793-1.zmx"],
 )
 def test_real_aspheric_designs_traced_with_two_steps_equal_the_eager_trace(
     torch_backend, monkeypatch, name
