@@ -47,6 +47,18 @@ def reference_cooke() -> Optic:
     )
 
 
+def cooke_chebyshev() -> Optic:
+    """The Cooke triplet with its last lens surface a small Chebyshev freeform (<= 2 µm)."""
+    from optics.geometry.newton_types import Chebyshev
+    from optics.io import load
+
+    optic = load("cooke_triplet")
+    surface = optic.surfaces[6]
+    coefficients = [[0.0, 1e-3, 2e-3], [1e-3, -5e-4, 0.0], [2e-3, 0.0, 5e-4]]
+    surface.geometry = Chebyshev(surface.geometry.radius, 0.0, coefficients, 10.0, 10.0)
+    return optic
+
+
 def singlet(
     radius1=50.0,
     radius2=-50.0,

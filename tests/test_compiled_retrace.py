@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 import pytest
 from _zemax_corpus import corpus_dir
+from helpers import cooke_chebyshev
 
 from optics import backend as be
 from optics.io import load
@@ -20,17 +21,6 @@ from optics.trace._compiled_inputs import unpadded
 
 FIELD = (0.0, 0.7)
 COMPONENTS = ("x", "y", "z", "L", "M", "N", "opd")
-
-
-def cooke_chebyshev():
-    """The Cooke triplet with its last lens surface a small Chebyshev freeform."""
-    from optics.geometry.newton_types import Chebyshev
-
-    optic = load("cooke_triplet")
-    surface = optic.surfaces[6]
-    coefficients = [[0.0, 1e-3, 2e-3], [1e-3, -5e-4, 0.0], [2e-3, 0.0, 5e-4]]
-    surface.geometry = Chebyshev(surface.geometry.radius, 0.0, coefficients, 10.0, 10.0)
-    return optic
 
 
 def pupil(n=300, reach=1.0):

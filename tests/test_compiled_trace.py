@@ -13,10 +13,10 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import cooke_chebyshev
 
 from optics import backend as be
 from optics.errors import ConfigurationError
-from optics.geometry.newton_types import Chebyshev
 from optics.io import load
 from optics.materials import ConstantIndex
 from optics.optimize.merit import Merit, Operand
@@ -29,15 +29,6 @@ COMPONENTS = ("x", "y", "z", "L", "M", "N", "opd")
 # Few masked steps keep the captured graph (and the test) small; these
 # departures converge in 3-4 steps from the base-sphere seed.
 ITERATIONS = 6
-
-
-def cooke_chebyshev():
-    """The Cooke triplet with its last lens surface a small Chebyshev freeform."""
-    optic = load("cooke_triplet")
-    surface = optic.surfaces[6]
-    coefficients = [[0.0, 1e-3, 2e-3], [1e-3, -5e-4, 0.0], [2e-3, 0.0, 5e-4]]
-    surface.geometry = Chebyshev(surface.geometry.radius, 0.0, coefficients, 10.0, 10.0)
-    return optic
 
 
 SYSTEMS = {"cooke": lambda: load("cooke_triplet"), "cooke_chebyshev": cooke_chebyshev}

@@ -10,25 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import reference_cooke
+from helpers import cooke_chebyshev, reference_cooke
 
 from optics import backend as be
-from optics.geometry.newton_types import Chebyshev
 from optics.io import load
 from optics.sampling import hexapolar
 from optics.trace import compiled, trace_rays
 
 jax = pytest.importorskip("jax")
 COMPONENTS = ("x", "y", "z", "L", "M", "N", "opd")
-
-
-def cooke_chebyshev():
-    """The Cooke triplet with its last lens surface a small Chebyshev freeform."""
-    optic = load("cooke_triplet")
-    surface = optic.surfaces[6]
-    coefficients = [[0.0, 1e-3, 2e-3], [1e-3, -5e-4, 0.0], [2e-3, 0.0, 5e-4]]
-    surface.geometry = Chebyshev(surface.geometry.radius, 0.0, coefficients, 10.0, 10.0)
-    return optic
 
 
 def _pupil():
