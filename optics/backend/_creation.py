@@ -44,21 +44,26 @@ def asarray(obj, dtype=None, device=None):
     detaching.
     """
     impl, device = _target(device)
-    if dtype is None and not _carries_dtype(obj):
-        probe = np.asarray(obj) if not _holds_array(obj) else None
-        if probe is not None and probe.dtype.kind == "f":
-            dtype = impl.float_dtype(_config.get_precision())
+    if dtype is None:
+        dtype = _float_dtype_of(impl, obj)
     return impl.asarray(obj, dtype=dtype, device=device)
 
 
 def array(obj, dtype=None, device=None):
     """Like :func:`asarray`, but always a new array."""
     impl, device = _target(device)
-    if dtype is None and not _carries_dtype(obj):
-        probe = np.asarray(obj) if not _holds_array(obj) else None
-        if probe is not None and probe.dtype.kind == "f":
-            dtype = impl.float_dtype(_config.get_precision())
+    if dtype is None:
+        dtype = _float_dtype_of(impl, obj)
     return impl.asarray(obj, dtype=dtype, device=device, copy=True)
+
+
+def _float_dtype_of(impl, obj):
+    """The configured float dtype for Python floats (and lists of them), else None (kept)."""
+    if isinstance(obj, float):  # no NumPy probe: TorchDynamo cannot trace one
+        return impl.float_dtype(_config.get_precision())
+    if _carries_dtype(obj) or _holds_array(obj):
+        return None
+    return impl.float_dtype(_config.get_precision()) if np.asarray(obj).dtype.kind == "f" else None
 
 
 def _carries_dtype(obj):
