@@ -15,6 +15,18 @@ from optics.system import Aperture, Fields, Optic, Wavelengths
 
 DATA = Path(__file__).parent / "data"
 REFERENCE = DATA / "reference"
+#: tests/data/corpus: classic designs with Optiland reference numbers (test_corpus.py).
+CORPUS = DATA / "corpus"
+#: Corpus designs unlike the samples: mirrors (rays travelling -z), a finite object,
+#: a curved and immersed image, a wide field.
+UNLIKE_DESIGNS = ["cassegrain", "achromat_finite", "navarro_eye", "fisheye"]
+
+
+def corpus_design(name: str) -> Optic:
+    """tests/data/corpus/NAME.toml, loaded."""
+    from optics.io import load
+
+    return load(CORPUS / f"{name}.toml")
 
 
 def reference_expected() -> dict:

@@ -8,12 +8,11 @@ one, ray by ray and in its gradient, on torch and jax.
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 from _zemax_corpus import corpus_dir
-from helpers import cooke_chebyshev
+from helpers import UNLIKE_DESIGNS, cooke_chebyshev, corpus_design
 
 from optics import backend as be
 from optics.geometry.aspheres import EvenAsphere
@@ -182,14 +181,7 @@ def test_real_aspheric_designs_traced_with_two_steps_equal_the_eager_trace(
         assert np.max(np.abs(a - e)) <= 1e-12 * max(1.0, np.max(np.abs(e)))
 
 
-CORPUS = Path(__file__).parent / "data" / "corpus"
-
-
-@pytest.mark.parametrize(
-    "design",
-    # mirrors (rays travelling -z), a finite object, a curved and immersed image, a wide field
-    ["cassegrain", "achromat_finite", "navarro_eye", "fisheye"],
-)
+@pytest.mark.parametrize("design", UNLIKE_DESIGNS)
 def test_an_aspheric_first_surface_traced_with_no_step_equals_eager_on_unlike_designs(
     autodiff_backend, monkeypatch, design
 ):
@@ -199,7 +191,7 @@ def test_an_aspheric_first_surface_traced_with_no_step_equals_eager_on_unlike_de
     is traced again (a near-axial beam would converge in one step).
     """
     seen = graph_flags(monkeypatch)
-    optic = load(CORPUS / f"{design}.toml")
+    optic = corpus_design(design)
     px, py = pupil()
     with be.no_grad():
         at_first = trace_rays(optic, *FIELD, px, py, record=True)[1]

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import math
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import CORPUS
 
 import optics
 from optics import backend as be
@@ -24,7 +24,6 @@ from optics.paraxial import paraxial
 from optics.surfaces import media
 from optics.trace import trace_rays
 
-CORPUS = Path(__file__).parent / "data" / "corpus"
 DESIGNS = sorted(p.stem for p in CORPUS.glob("*.toml"))
 TOL = 1e-9
 

@@ -7,13 +7,10 @@ forward pass; none of that may change a value or a derivative.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-from helpers import reference_cooke
+from helpers import UNLIKE_DESIGNS, corpus_design, reference_cooke
 
-import optics
 from optics import backend as be
 from optics.backend import _jax_compile, _jax_parts
 from optics.trace import trace_rays
@@ -105,14 +102,7 @@ def test_chunked_compiled_trace_equals_the_eager_trace(jax_backend, monkeypatch,
     _assert_jitted_equals_eager(reference_cooke(), px, py)
 
 
-CORPUS = Path(__file__).parent / "data" / "corpus"
-
-
-@pytest.mark.parametrize(
-    "design",
-    # mirrors (rays travelling -z), a finite object, a curved and immersed image, a wide field
-    ["cassegrain", "achromat_finite", "navarro_eye", "fisheye"],
-)
+@pytest.mark.parametrize("design", UNLIKE_DESIGNS)
 def test_a_jitted_trace_in_two_parts_equals_the_eager_trace_on_unlike_designs(
     jax_backend, monkeypatch, design
 ):
@@ -121,7 +111,7 @@ def test_a_jitted_trace_in_two_parts_equals_the_eager_trace_on_unlike_designs(
     rng = np.random.default_rng(11)
     radius, angle = np.sqrt(rng.random(n)), 2 * np.pi * rng.random(n)
     px, py = be.asarray(radius * np.cos(angle)), be.asarray(radius * np.sin(angle))
-    _assert_jitted_equals_eager(optics.load(CORPUS / f"{design}.toml"), px, py, valid_only=True)
+    _assert_jitted_equals_eager(corpus_design(design), px, py, valid_only=True)
 
 
 def _assert_jitted_equals_eager(optic, px, py, valid_only=False):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import CORPUS
 
 from optics import backend as be
 from optics.io import load
@@ -22,7 +23,6 @@ from optics.trace import entry, trace_bundle, trace_rays
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from _systems import FIELD, build, pupil  # noqa: E402
 
-CORPUS = Path(__file__).parent / "data" / "corpus"
 FIELDS = ("x", "y", "z", "L", "M", "N", "wavelength", "intensity", "opd", "valid")
 BLOCK = 64  # rays per block: 1000 rays make 16 blocks, the last one short
 
