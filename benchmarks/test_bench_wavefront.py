@@ -34,9 +34,9 @@ import pytest
 from _optiland_driver import OPTILAND_PYTHON, Helper, prescription
 
 from optics import backend as be
-from optics.analysis.mtf import mtf
-from optics.analysis.psf import psf
-from optics.analysis.wavefront import wavefront
+from optics.analysis._mtf import mtf
+from optics.analysis._psf import psf
+from optics.analysis._wavefront import wavefront
 from optics.io import load
 
 FIELDS = ((0.0, 0.0), (0.0, 0.7), (0.0, 1.0))

@@ -4,7 +4,7 @@ The public API is re-exported here; modules load on first use (module-level
 ``__getattr__``) so that ``import optics`` stays fast and never imports torch.
 """
 
-from importlib import import_module
+from importlib import import_module as _import_module
 
 from . import backend
 from ._version import __version__
@@ -29,10 +29,17 @@ _LAZY = {
     "trace_rays": "optics.trace",
     "trace_bundle": "optics.trace",
     "Bundle": "optics.trace",
-    "paraxial": "optics.paraxial",
-    "ParaxialData": "optics.paraxial",
+    "paraxial": "optics._paraxial",
+    "ParaxialData": "optics._paraxial",
     "spot_diagram": "optics.analysis",
     "ray_fan": "optics.analysis",
+    "wavefront": "optics.analysis",
+    "psf": "optics.analysis",
+    "mtf": "optics.analysis",
+    "geometric_mtf": "optics.analysis",
+    "opd": "optics.analysis",
+    "psf_encircled_energy": "optics.analysis",
+    "geometric_encircled_energy": "optics.analysis",
     "load": "optics.io",
     "save": "optics.io",
     "samples": "optics.samples",
@@ -44,14 +51,14 @@ def __getattr__(name):
     module_name = _LAZY.get(name)
     if module_name is None:
         raise AttributeError(f"module 'optics' has no attribute {name!r}")
-    module = import_module(module_name)
+    module = _import_module(module_name)
     value = getattr(module, name, module)
     globals()[name] = value
     return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(__all__))
 
 
 __all__ = [

@@ -34,7 +34,7 @@ from . import backend as be
 from .analysis.spot import spot_statistics
 from .errors import OpticsError
 from .params import ParameterPathError, get_param, set_param
-from .paraxial import paraxial
+from ._paraxial import paraxial
 from .solvers import solver_settings
 from .trace import trace_bundle
 

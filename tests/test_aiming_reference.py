@@ -20,7 +20,7 @@ from helpers import DATA
 from optics import backend as be
 from optics.analysis.spot import spot_diagram
 from optics.io import load
-from optics.paraxial import paraxial
+from optics import paraxial
 from optics.trace import trace_bundle, trace_rays
 
 AIMING = DATA / "aiming"

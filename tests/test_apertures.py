@@ -16,7 +16,7 @@ from optics.io import load, save
 from optics.io._schema import optic_from_dict
 from optics.io._serialize import optic_to_dict
 from optics.io.lensfile import loads
-from optics.paraxial import paraxial
+from optics import paraxial
 from optics.trace import trace_bundle, trace_rays
 
 LENS = """

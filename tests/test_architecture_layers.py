@@ -36,7 +36,7 @@ LAYERS = (
     ("optics.apertures", 4),
     ("optics.system", 5),
     ("optics.params", 5),
-    ("optics.paraxial", 6),
+    ("optics._paraxial", 6),
     ("optics.trace.propagate", 7),
     ("optics.trace.blocks", 7),
     ("optics.trace.launch", 8),

@@ -13,7 +13,7 @@ from helpers import reference_cooke
 from optics import backend as be
 from optics.backend import _allocator, _registry
 from optics.materials import Abbe, index_at
-from optics.paraxial import paraxial
+from optics import paraxial
 
 
 @dataclasses.dataclass

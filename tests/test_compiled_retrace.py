@@ -129,7 +129,7 @@ def test_unpadded_masks_keep_the_broadcast_shape():
 
 def test_propagated_rays_are_traced_again_too(autodiff_backend, monkeypatch):
     """propagate_compiled (merit functions' bundles) takes launched rays, not pupil points."""
-    from optics.paraxial import paraxial
+    from optics import paraxial
     from optics.trace.launch import launch_rays
     from optics.trace.propagate import propagate
     from optics.trace.real_image_height import field_parameters

@@ -20,7 +20,7 @@ from helpers import CORPUS
 import optics
 from optics import backend as be
 from optics.analysis import spot_diagram
-from optics.paraxial import paraxial
+from optics import paraxial
 from optics.surfaces import media
 from optics.trace import trace_rays
 

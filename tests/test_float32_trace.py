@@ -20,7 +20,7 @@ from optics import backend as be
 from optics import samples
 from optics.analysis import spot_diagram
 from optics.io import load
-from optics.paraxial import paraxial
+from optics import paraxial
 from optics.trace import trace_bundle, trace_rays
 
 COOKE = samples.path("cooke_triplet").read_text()

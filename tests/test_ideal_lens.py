@@ -9,7 +9,7 @@ import pytest
 
 import optics
 from optics.io import optic_from_dict
-from optics.paraxial import paraxial
+from optics import paraxial
 
 
 def _lens(focal=50.0, object_distance=float("inf"), image_distance=None, after=None):

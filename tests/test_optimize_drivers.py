@@ -9,7 +9,7 @@ from helpers import reference_cooke, singlet
 from optics import backend as be
 from optics.errors import ConfigurationError
 from optics.optimize import Operand, Problem, Variable, optimize
-from optics.paraxial import paraxial
+from optics import paraxial
 
 CASES = [
     ("numpy", "least_squares"),

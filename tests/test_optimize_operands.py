@@ -12,7 +12,7 @@ from optics import backend as be
 from optics.analysis import spot_diagram
 from optics.errors import ConfigurationError
 from optics.optimize import Merit, MeritContext, Operand
-from optics.paraxial import paraxial
+from optics import paraxial
 from optics.trace import trace_rays
 
 

@@ -12,7 +12,7 @@ from optics.cli._analyze import analysis_report
 from optics.errors import ConfigurationError
 from optics.geometry import Standard
 from optics.materials import AIR, ConstantIndex, Mirror
-from optics.paraxial import paraxial
+from optics import paraxial
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths
 

@@ -18,7 +18,7 @@ from optics.errors import OpticsError, SolveError
 from optics.geometry import Standard
 from optics.geometry.freeforms import XYPolynomial
 from optics.materials import Abbe, ConstantIndex
-from optics.paraxial import paraxial
+from optics import paraxial
 from optics.solvers import condition_ratio, newton_2x2
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths

@@ -8,7 +8,7 @@ from helpers import REFERENCE, reference_cooke, reference_expected
 
 from optics import backend as be
 from optics.analysis import spot_diagram
-from optics.paraxial import paraxial
+from optics import paraxial
 from optics.trace import trace_rays
 
 EXPECTED = reference_expected()

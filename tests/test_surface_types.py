@@ -22,7 +22,7 @@ from optics.geometry.newton_types import (
     Toroidal,
 )
 from optics.io import optic_from_dict, optic_to_dict
-from optics.paraxial import paraxial
+from optics import paraxial
 from optics.trace import trace_rays
 
 LENS_FILE_TYPES = (

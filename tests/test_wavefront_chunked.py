@@ -15,10 +15,10 @@ import pytest
 
 import optics
 from optics import backend as be
-from optics.analysis.mtf import mtf
-from optics.analysis.opd import sample_wavefront
-from optics.analysis.psf import psf
-from optics.analysis.wavefront import pupil_samples, wavefront
+from optics.analysis._mtf import mtf
+from optics.analysis._opd import sample_wavefront
+from optics.analysis._psf import psf
+from optics.analysis._wavefront import pupil_samples, wavefront
 from optics.cli import main
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from optics.analysis.opd import opd
+from optics.analysis._opd import opd
 from optics.cli import main
 from optics.io import load
 

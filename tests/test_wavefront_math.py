@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 
 from optics import backend as be
-from optics.analysis.mtf import diffraction_limit, interpolate_lags, mtf_from_psf
-from optics.analysis.psf import SamplingWarning, check_sampling, fast_size, psf_from_opd
-from optics.analysis.wavefront import pupil_samples, wavefront_statistics
-from optics.analysis.zernike_fit import zernike_evaluate, zernike_fit
+from optics.analysis._mtf import diffraction_limit, interpolate_lags, mtf_from_psf
+from optics.analysis._psf import SamplingWarning, check_sampling, fast_size, psf_from_opd
+from optics.analysis._wavefront import pupil_samples, wavefront_statistics
+from optics.analysis._zernike_fit import zernike_evaluate, zernike_fit
 from optics.polynomials import zernike_basis
 from optics.sampling import gauss_pupil, square_grid
 

@@ -14,9 +14,9 @@ import pytest
 
 import optics
 from optics import backend as be
-from optics.analysis.mtf import mtf
-from optics.analysis.psf import psf
-from optics.analysis.wavefront import wavefront
+from optics.analysis._mtf import mtf
+from optics.analysis._psf import psf
+from optics.analysis._wavefront import wavefront
 from optics.errors import ConfigurationError, SolveError
 from optics.geometry import Standard
 from optics.materials import ConstantIndex

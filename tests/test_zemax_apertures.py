@@ -15,7 +15,7 @@ import optics
 from optics.errors import LensFileError
 from optics.io import optic_to_dict
 from optics.io.zemax import ZemaxWarning, dumps, encode, loads
-from optics.paraxial import paraxial
+from optics import paraxial
 
 HEADER = """VERS 190513 80 123457 L123457
 MODE SEQ

@@ -22,7 +22,7 @@ from optics.cli import main
 from optics.errors import LensFileError
 from optics.frames import surface_frames
 from optics.io.zemax import ZemaxWarning
-from optics.paraxial import paraxial
+from optics import paraxial
 from optics.surfaces import media
 
 REFERENCE = json.loads(

@@ -16,7 +16,7 @@ import optics
 from optics.errors import LensFileError
 from optics.frames import surface_frames
 from optics.io.zemax import ZemaxWarning
-from optics.paraxial import basis_rays, paraxial
+from optics._paraxial import basis_rays, paraxial
 
 SINGLET = """VERS 190513 80 123457 L123457
 MODE SEQ

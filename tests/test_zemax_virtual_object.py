@@ -10,7 +10,7 @@ import pytest
 
 import optics
 from optics.io import optic_from_dict
-from optics.paraxial import paraxial
+from optics import paraxial
 
 PUPIL = np.array([[0.0, 0.0], [0.0, 1.0], [0.0, -1.0], [1.0, 0.0], [0.6, -0.5], [-0.3, 0.9]])
 

@@ -17,7 +17,7 @@ from optics.errors import ConfigurationError, LensFileError
 from optics.io import optic_from_dict, optic_to_dict
 from optics.io.zemax import ZemaxWarning, dumps, encode, loads
 from optics.optimize import MeritContext, Operand
-from optics.paraxial import paraxial
+from optics import paraxial
 
 LENS = """MODE SEQ
 UNIT MM

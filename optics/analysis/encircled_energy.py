@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 from .. import backend as be
 from ..errors import ConfigurationError
-from .opd import sample_wavefront
-from .psf import PSFResult
+from ._opd import sample_wavefront
+from ._psf import PSFResult
 from .spot import in_image_frame
-from .wavefront import pupil_samples
+from ._wavefront import pupil_samples
 
 __all__ = ["EnergyResult", "psf_encircled_energy", "geometric_encircled_energy"]
 
@@ -59,7 +59,7 @@ def psf_encircled_energy(result: PSFResult, radii, centre="chief"):
     Parameters
     ----------
     result : PSFResult
-        From :func:`optics.analysis.psf.psf`.
+        From :func:`optics.analysis.psf`.
     radii : sequence of float
         Radii (encircled) and half-widths (ensquared) in mm.
     centre : {"chief", "centroid"}

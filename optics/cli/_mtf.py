@@ -71,7 +71,7 @@ def parse_frequencies(text):
 def _replace_with_geometric(optic, report, wavelength):
     """Tangential and sagittal curves of ``report`` replaced by the geometric MTF."""
     from .. import backend as be
-    from ..analysis.mtf import geometric_mtf
+    from ..analysis._mtf import geometric_mtf
 
     for field in report["fields"]:
         curves = geometric_mtf(optic, tuple(field["field"]), field["frequencies"], wavelength)
@@ -82,7 +82,7 @@ def _replace_with_geometric(optic, report, wavelength):
 
 def run(args):
     from .. import backend as be
-    from ..analysis.mtf import mtf
+    from ..analysis._mtf import mtf
 
     frequencies = parse_frequencies(args.frequencies)
     if args.samples is not None and args.samples < 8:

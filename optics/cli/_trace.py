@@ -128,7 +128,7 @@ def _ray_value(text, key, path, line):
 def trace_csv_rows(optic, rows):
     """Trace the CSV rows in one batch; result dicts (coordinates None for invalid rays)."""
     from .. import backend as be
-    from ..analysis.opd import opd
+    from ..analysis._opd import opd
     from ..trace import trace_rays
 
     if not rows:

@@ -46,8 +46,8 @@ def add_wavelength_option(parser):
 
 def wavefront_report(optic, wavelength, rings):
     """Per-field records (the --json list) and the WavefrontResults for plots."""
-    from ..analysis.psf import psf
-    from ..analysis.wavefront import wavefront
+    from ..analysis._psf import psf
+    from ..analysis._wavefront import wavefront
 
     records, results = [], []
     for field in optic.fields.normalized():

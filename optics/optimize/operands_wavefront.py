@@ -12,10 +12,10 @@ merit is a smooth function of the variables.
 from __future__ import annotations
 
 from .. import backend as be
-from ..analysis.mtf import interpolate_lags, mtf_from_psf
-from ..analysis.opd import sample_wavefront
-from ..analysis.psf import check_sampling, fast_size, psf_from_opd, sample_pupil
-from ..analysis.wavefront import pupil_samples, wavefront_statistics
+from ..analysis._mtf import interpolate_lags, mtf_from_psf
+from ..analysis._opd import sample_wavefront
+from ..analysis._psf import check_sampling, fast_size, psf_from_opd, sample_pupil
+from ..analysis._wavefront import pupil_samples, wavefront_statistics
 from ..errors import ConfigurationError
 
 __all__ = ["WAVEFRONT_OPERANDS", "rms_wavefront", "strehl", "mtf"]

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import backend as be
-from ..paraxial import ParaxialData, paraxial
+from .._paraxial import ParaxialData, paraxial
 from ..rays import Rays
 from ..sampling import hexapolar, hexapolar_count, hexapolar_range
 from .aim import aiming_mode, launch, warn_if_off_centre

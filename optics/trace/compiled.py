@@ -53,7 +53,7 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ..frames import surface_frames
 from ..geometry.newton_base import NewtonRaphsonGeometry
-from ..paraxial import paraxial
+from .._paraxial import paraxial
 from ..rays import Rays
 from ..solvers import current_settings, forced_iterations
 from ._compiled_inputs import PerRayViews, media_indices, padded, topology, unpadded

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import backend as be
 from ..errors import ConfigurationError
-from ..paraxial import paraxial
+from .._paraxial import paraxial
 from .aim import launch
 from .blocks import in_blocks
 from .compiled import trace_rays_compiled

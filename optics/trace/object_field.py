@@ -13,7 +13,7 @@ import math
 
 from .. import backend as be
 from ..errors import ConfigurationError
-from ..paraxial import basis_rays, paraxial
+from .._paraxial import basis_rays, paraxial
 
 
 def object_space_field(optic, hx, hy, first_order=None):

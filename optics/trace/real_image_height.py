@@ -46,7 +46,7 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import SolveError
-from ..paraxial import paraxial
+from .._paraxial import paraxial
 from ..solvers import (
     ROUND_OFF_CONSTANT,
     SINGULAR_CONSTANT,

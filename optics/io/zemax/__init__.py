@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ... import backend as be
 from ...errors import LensFileError
-from ...paraxial import paraxial
+from ..._paraxial import paraxial
 from ...surfaces import media
 from ...system import Aperture
 from ...trace.aim import stop_radius

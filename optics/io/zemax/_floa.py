@@ -21,7 +21,7 @@ import warnings
 from ... import backend as be
 from ...errors import LensFileError
 from ...frames import surface_frames
-from ...paraxial import paraxial
+from ..._paraxial import paraxial
 from ...system import Aperture
 from ...trace.entry import trace_rays
 from ._glass import ZemaxWarning

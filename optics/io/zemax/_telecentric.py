@@ -29,7 +29,7 @@ import numpy as np
 from ... import backend as be
 from ...errors import LensFileError
 from ...frames import surface_frames
-from ...paraxial import paraxial
+from ..._paraxial import paraxial
 from ...solvers import ROUND_OFF_CONSTANT
 from ...trace.launch import launch_rays
 from ...trace.propagate import propagate

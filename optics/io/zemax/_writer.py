@@ -17,7 +17,7 @@ import warnings
 from ... import backend as be
 from ..._glass_catalog import UnknownGlassError, resolve
 from ...errors import LensFileError
-from ...paraxial import paraxial
+from ..._paraxial import paraxial
 from ...surfaces import media
 from .._serialize import optic_to_dict
 from . import _freeforms

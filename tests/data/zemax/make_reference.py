@@ -33,7 +33,7 @@ from optics import backend as be
 from optics.errors import OpticsError
 from optics.io import zemax
 from optics.io.zemax import _system, _text
-from optics.paraxial import paraxial
+from optics import paraxial
 from optics.surfaces import media
 from optics.trace.aim import launch
 from optics.trace.real_image_height import field_parameters

@@ -1,7 +1,7 @@
 """Modulation transfer function: diffraction (FFT of the PSF) and geometric (ray density).
 
 The diffraction OTF is the autocorrelation of the pupil function, computed as
-the Fourier transform of the FFT PSF (see :mod:`optics.analysis.psf`); only its
+the Fourier transform of the FFT PSF (see :mod:`optics.analysis._psf`); only its
 two axes are needed, so the PSF is summed into line spread functions along y
 and x and each gets a 1-D FFT.  Lag k along x is the spatial frequency
 k · step_x in cycles/mm on the image surface (sagittal), along y k · step_y
@@ -22,10 +22,10 @@ import math
 from dataclasses import dataclass
 
 from .. import backend as be
-from .opd import sample_wavefront
-from .psf import check_sampling, choose_samples, fast_size, psf_from_opd, sample_pupil
+from ._opd import sample_wavefront
+from ._psf import check_sampling, choose_samples, fast_size, psf_from_opd, sample_pupil
 from .spot import in_image_frame
-from .wavefront import pupil_samples
+from ._wavefront import pupil_samples
 
 __all__ = [
     "MTFResult",
@@ -156,7 +156,7 @@ def mtf(
     wavelength : float, optional
         Micrometres; the primary wavelength by default.
     samples, grid : int, optional
-        N and G of the FFT (see :func:`optics.analysis.psf.psf`); N from the
+        N and G of the FFT (see :func:`optics.analysis.psf`); N from the
         steepest field's wavefront slope and G = 2N by default (G >= 2N keeps
         the autocorrelation from wrapping).
     chunk_rays : int, optional

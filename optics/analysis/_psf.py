@@ -29,9 +29,9 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ..polynomials.zernike import zernike_sum
 from ..sampling import square_grid
-from .opd import image_index_of_refraction, sample_wavefront
-from .wavefront import pupil_samples
-from .zernike_fit import zernike_fit
+from ._opd import image_index_of_refraction, sample_wavefront
+from ._wavefront import pupil_samples
+from ._zernike_fit import zernike_fit
 
 __all__ = [
     "PSFResult",
@@ -146,7 +146,7 @@ def sample_pupil(
     """The pupil function samples of each field on the N × N grid (one bundle trace).
 
     ``chunk_rays`` and ``progress`` stream the trace in slices (see
-    :func:`~optics.analysis.opd.sample_wavefront`; the same numbers).
+    :func:`~optics.analysis.sample_wavefront`; the same numbers).
     """
     px, py, inside = pupil_grid(samples)
     ex = be.asarray([p[0] for p in _EDGE])

@@ -9,7 +9,7 @@ incoming side); its path to the sphere is S = OPL(P) − n′t.  The OPD in wave
 is W = (S_chief − S_ray) / λ: positive when the ray's path is shorter than the
 chief ray's, and W(chief) = 0.
 
-The OPD itself is computed in :mod:`optics.analysis.opd`.  Statistics are
+The OPD itself is computed in :mod:`optics.analysis._opd`.  Statistics are
 pupil-area means with the Gauss–Legendre pupil rule of
 :func:`optics.sampling.gauss_pupil`, so they converge with the sampling
 instead of weighting the rim.
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from .. import backend as be
 from ..sampling import gauss_pupil
-from .opd import sample_wavefront
-from .zernike_fit import FitBasis, ZernikeFit, fit_basis, zernike_fit
+from ._opd import sample_wavefront
+from ._zernike_fit import FitBasis, ZernikeFit, fit_basis, zernike_fit
 
 __all__ = ["WavefrontResult", "pupil_samples", "wavefront", "wavefront_statistics"]
 

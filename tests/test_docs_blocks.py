@@ -1,0 +1,82 @@
+"""Every ```python block of README.md and docs/*.md runs as written, on its own.
+
+Each block runs in a fresh interpreter in an empty folder, so it cannot lean
+on an earlier block's names.  What a reader following the page would have
+made first is made first: the page's files (a block whose first line is
+``# file: NAME`` is written to NAME) and the output of its ``$ optics ...``
+console lines whose ``-o`` file a later Python block reads.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+_BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_FILE = re.compile(r"^# file: (\S+)")
+
+
+def _blocks():
+    cases = []
+    for page in PAGES:
+        blocks = _BLOCK.findall(page.read_text(encoding="utf-8"))
+        python = [i for i, (lang, _) in enumerate(blocks) if lang == "python"]
+        for number, position in enumerate(python):
+            cases.append(pytest.param(page, blocks, position, id=f"{page.name}:{number}"))
+    return cases
+
+
+def _output_of(line: str) -> str | None:
+    words = shlex.split(line.lstrip("$ ").split("#")[0])
+    for flag in ("-o", "--output"):
+        if flag in words and words.index(flag) + 1 < len(words):
+            return words[words.index(flag) + 1]
+    return None
+
+
+def _prepare(blocks, position, folder):
+    """Write the page's files and run the console lines the block's code reads the output of."""
+    code = blocks[position][1]
+    for lang, text in blocks:
+        named = _FILE.match(text)
+        if named:
+            (folder / named.group(1)).write_text(text, encoding="utf-8")
+    for lang, text in blocks[:position]:
+        if lang != "console":
+            continue
+        for line in text.splitlines():
+            output = _output_of(line) if line.startswith("$ optics ") else None
+            if output and output in code:
+                words = shlex.split(line[2:].split("#")[0])
+                command = [sys.executable, "-m", "optics", *words[1:]]
+                subprocess.run(command, cwd=folder, check=True, capture_output=True, env=_env())
+
+
+def _env():
+    return {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
+
+
+def test_the_pages_have_python_blocks():
+    assert len(_blocks()) >= 10
+
+
+@pytest.mark.parametrize(("page", "blocks", "position"), _blocks())
+def test_python_block_runs_on_its_own(page, blocks, position, tmp_path):
+    code = blocks[position][1]
+    if "torch" in code:
+        pytest.importorskip("torch")
+    if "jax" in code:
+        pytest.importorskip("jax")
+    _prepare(blocks, position, tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=_env()
+    )
+    assert done.returncode == 0, f"{page.name}: the block failed:\n{code}\n{done.stderr[-2000:]}"
