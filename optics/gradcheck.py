@@ -31,10 +31,10 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 from . import backend as be
+from ._paraxial import paraxial
 from .analysis.spot import spot_statistics
 from .errors import OpticsError
 from .params import ParameterPathError, get_param, set_param
-from ._paraxial import paraxial
 from .solvers import solver_settings
 from .trace import trace_bundle
 

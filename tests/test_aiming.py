@@ -15,8 +15,8 @@ import pytest
 from helpers import autograd_graph_size, singlet
 
 from optics import backend as be
-from optics.io import load
 from optics import paraxial
+from optics.io import load
 from optics.sampling import hexapolar
 from optics.solvers import solver_settings
 from optics.trace import trace_bundle, trace_rays

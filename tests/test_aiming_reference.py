@@ -18,9 +18,9 @@ import pytest
 from helpers import DATA
 
 from optics import backend as be
+from optics import paraxial
 from optics.analysis.spot import spot_diagram
 from optics.io import load
-from optics import paraxial
 from optics.trace import trace_bundle, trace_rays
 
 AIMING = DATA / "aiming"

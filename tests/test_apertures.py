@@ -9,6 +9,7 @@ import pytest
 from helpers import singlet
 
 from optics import backend as be
+from optics import paraxial
 from optics.analysis.spot import spot_diagram
 from optics.apertures import ClearAperture
 from optics.errors import ConfigurationError, LensFileError
@@ -16,7 +17,6 @@ from optics.io import load, save
 from optics.io._schema import optic_from_dict
 from optics.io._serialize import optic_to_dict
 from optics.io.lensfile import loads
-from optics import paraxial
 from optics.trace import trace_bundle, trace_rays
 
 LENS = """

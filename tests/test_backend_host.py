@@ -11,9 +11,9 @@ import pytest
 from helpers import reference_cooke
 
 from optics import backend as be
+from optics import paraxial
 from optics.backend import _allocator, _registry
 from optics.materials import Abbe, index_at
-from optics import paraxial
 
 
 @dataclasses.dataclass

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from optics import backend as be
+from optics import paraxial
 from optics.geometry import Standard
 from optics.geometry.aspheres import EvenAsphere
 from optics.geometry.conic import conic_intersect
 from optics.geometry.newton_base import NewtonRaphsonGeometry
 from optics.materials import ConstantIndex
-from optics import paraxial
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths
 from optics.trace import trace_rays

@@ -19,8 +19,8 @@ from helpers import CORPUS
 
 import optics
 from optics import backend as be
-from optics.analysis import spot_diagram
 from optics import paraxial
+from optics.analysis import spot_diagram
 from optics.surfaces import media
 from optics.trace import trace_rays
 

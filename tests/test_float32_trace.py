@@ -17,10 +17,9 @@ import pytest
 from _newton_cases import NAMES, make, singlet_with
 
 from optics import backend as be
-from optics import samples
+from optics import paraxial, samples
 from optics.analysis import spot_diagram
 from optics.io import load
-from optics import paraxial
 from optics.trace import trace_bundle, trace_rays
 
 COOKE = samples.path("cooke_triplet").read_text()

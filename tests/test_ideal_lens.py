@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import optics
-from optics.io import optic_from_dict
 from optics import paraxial
+from optics.io import optic_from_dict
 
 
 def _lens(focal=50.0, object_distance=float("inf"), image_distance=None, after=None):

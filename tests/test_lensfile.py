@@ -16,12 +16,11 @@ from hypothesis import strategies as st
 
 import optics
 from optics import backend as be
-from optics import samples
+from optics import paraxial, samples
 from optics.errors import LensFileError
 from optics.io import load, optic_from_dict, optic_to_dict, save
 from optics.io._toml_writer import dumps as toml_dumps
 from optics.io.lensfile import loads
-from optics import paraxial
 from optics.trace import trace_rays
 
 SAMPLE_FILES = [pytest.param(samples.path(name), id=name) for name in samples.names()]

@@ -7,9 +7,9 @@ import pytest
 from helpers import reference_cooke, singlet
 
 from optics import backend as be
+from optics import paraxial
 from optics.errors import ConfigurationError
 from optics.optimize import Operand, Problem, Variable, optimize
-from optics import paraxial
 
 CASES = [
     ("numpy", "least_squares"),

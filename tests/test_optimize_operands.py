@@ -9,10 +9,10 @@ import pytest
 from helpers import reference_cooke, singlet
 
 from optics import backend as be
+from optics import paraxial
 from optics.analysis import spot_diagram
 from optics.errors import ConfigurationError
 from optics.optimize import Merit, MeritContext, Operand
-from optics import paraxial
 from optics.trace import trace_rays
 
 

@@ -8,9 +8,9 @@ import pytest
 from helpers import singlet
 
 from optics import backend as be
+from optics import paraxial
 from optics.geometry import Standard
 from optics.materials import AIR, ConstantIndex
-from optics import paraxial
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths
 from optics.trace import trace_rays

@@ -8,11 +8,11 @@ import pytest
 from helpers import reference_cooke, reference_expected
 
 from optics import backend as be
+from optics import paraxial
 from optics.cli._analyze import analysis_report
 from optics.errors import ConfigurationError
 from optics.geometry import Standard
 from optics.materials import AIR, ConstantIndex, Mirror
-from optics import paraxial
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths
 

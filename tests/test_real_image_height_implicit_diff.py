@@ -14,11 +14,11 @@ import pytest
 from helpers import derivative, derivative_graph_size, reference_cooke
 
 from optics import backend as be
+from optics import paraxial
 from optics.errors import OpticsError, SolveError
 from optics.geometry import Standard
 from optics.geometry.freeforms import XYPolynomial
 from optics.materials import Abbe, ConstantIndex
-from optics import paraxial
 from optics.solvers import condition_ratio, newton_2x2
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths

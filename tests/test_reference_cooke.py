@@ -7,8 +7,8 @@ import pytest
 from helpers import REFERENCE, reference_cooke, reference_expected
 
 from optics import backend as be
-from optics.analysis import spot_diagram
 from optics import paraxial
+from optics.analysis import spot_diagram
 from optics.trace import trace_rays
 
 EXPECTED = reference_expected()

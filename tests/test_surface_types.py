@@ -10,6 +10,7 @@ import pytest
 from _newton_cases import NAMES, as_backend, make, ray_batch, singlet_with
 
 from optics import backend as be
+from optics import paraxial
 from optics.errors import LensFileError
 from optics.geometry import GEOMETRY_TYPES, Standard
 from optics.geometry.newton_types import (
@@ -22,7 +23,6 @@ from optics.geometry.newton_types import (
     Toroidal,
 )
 from optics.io import optic_from_dict, optic_to_dict
-from optics import paraxial
 from optics.trace import trace_rays
 
 LENS_FILE_TYPES = (

@@ -14,9 +14,9 @@ import pytest
 
 import optics
 from optics import backend as be
-from optics.analysis.encircled_energy import geometric_encircled_energy, psf_encircled_energy
 from optics.analysis._mtf import geometric_mtf
 from optics.analysis._psf import psf
+from optics.analysis.encircled_energy import geometric_encircled_energy, psf_encircled_energy
 
 PARABOLOID = Path(__file__).resolve().parent / "data" / "wavefront" / "paraboloid.toml"
 

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import optics
+from optics import paraxial
 from optics.errors import LensFileError
 from optics.io import optic_to_dict
 from optics.io.zemax import ZemaxWarning, dumps, encode, loads
-from optics import paraxial
 
 HEADER = """VERS 190513 80 123457 L123457
 MODE SEQ

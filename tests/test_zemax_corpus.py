@@ -18,11 +18,11 @@ import pytest
 from _zemax_corpus import corpus_dir
 
 import optics
+from optics import paraxial
 from optics.cli import main
 from optics.errors import LensFileError
 from optics.frames import surface_frames
 from optics.io.zemax import ZemaxWarning
-from optics import paraxial
 from optics.surfaces import media
 
 REFERENCE = json.loads(

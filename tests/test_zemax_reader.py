@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import optics
+from optics._paraxial import basis_rays, paraxial
 from optics.errors import LensFileError
 from optics.frames import surface_frames
 from optics.io.zemax import ZemaxWarning
-from optics._paraxial import basis_rays, paraxial
 
 SINGLET = """VERS 190513 80 123457 L123457
 MODE SEQ

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import optics
-from optics.io import optic_from_dict
 from optics import paraxial
+from optics.io import optic_from_dict
 
 PUPIL = np.array([[0.0, 0.0], [0.0, 1.0], [0.0, -1.0], [1.0, 0.0], [0.6, -0.5], [-0.3, 0.9]])
 

@@ -12,12 +12,12 @@ from helpers import reference_cooke
 
 import optics
 from optics import backend as be
+from optics import paraxial
 from optics.analysis import spot_diagram
 from optics.errors import ConfigurationError, LensFileError
 from optics.io import optic_from_dict, optic_to_dict
 from optics.io.zemax import ZemaxWarning, dumps, encode, loads
 from optics.optimize import MeritContext, Operand
-from optics import paraxial
 
 LENS = """MODE SEQ
 UNIT MM

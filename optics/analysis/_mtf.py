@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from .. import backend as be
 from ._opd import sample_wavefront
 from ._psf import check_sampling, choose_samples, fast_size, psf_from_opd, sample_pupil
-from .spot import in_image_frame
 from ._wavefront import pupil_samples
+from .spot import in_image_frame
 
 __all__ = [
     "MTFResult",

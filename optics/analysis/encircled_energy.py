@@ -15,8 +15,8 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ._opd import sample_wavefront
 from ._psf import PSFResult
-from .spot import in_image_frame
 from ._wavefront import pupil_samples
+from .spot import in_image_frame
 
 __all__ = ["EnergyResult", "psf_encircled_energy", "geometric_encircled_energy"]
 

@@ -57,8 +57,8 @@ def register(subparsers):
 
 def analysis_report(optic, rings, backend_name):
     """The analyze report as plain data (the --json object)."""
-    from ..analysis import spot_diagram
     from .._paraxial import paraxial
+    from ..analysis import spot_diagram
     from ..trace.aim import aiming_mode
 
     first_order = paraxial(optic).as_floats()

@@ -65,8 +65,8 @@ def chunk_options(args) -> dict:
 
 def run(args):
     from .. import backend as be
-    from ..analysis.encircled_energy import psf_encircled_energy
     from ..analysis._psf import psf
+    from ..analysis.encircled_energy import psf_encircled_energy
 
     if args.plot:
         check_image_path(args.plot)  # before the work, not after it

@@ -15,9 +15,9 @@ and (px, py) are normalized field and pupil coordinates.  Lengths in mm.
 from __future__ import annotations
 
 from .. import backend as be
+from .._paraxial import paraxial
 from ..analysis.spot import in_image_frame, spot_statistics
 from ..errors import ConfigurationError, SolveError
-from .._paraxial import paraxial
 from ..trace import trace_bundle
 from ..trace.object_field import unit_field_image_height
 from ..trace.real_image_height import field_parameters

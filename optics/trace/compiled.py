@@ -50,10 +50,10 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import backend as be
+from .._paraxial import paraxial
 from ..errors import ConfigurationError
 from ..frames import surface_frames
 from ..geometry.newton_base import NewtonRaphsonGeometry
-from .._paraxial import paraxial
 from ..rays import Rays
 from ..solvers import current_settings, forced_iterations
 from ._compiled_inputs import PerRayViews, media_indices, padded, topology, unpadded

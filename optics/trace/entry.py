@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .. import backend as be
-from ..errors import ConfigurationError
 from .._paraxial import paraxial
+from ..errors import ConfigurationError
 from .aim import launch
 from .blocks import in_blocks
 from .compiled import trace_rays_compiled

@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 
 from .. import backend as be
-from ..errors import ConfigurationError
 from .._paraxial import basis_rays, paraxial
+from ..errors import ConfigurationError
 
 
 def object_space_field(optic, hx, hy, first_order=None):

@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 
 from .. import backend as be
-from ..errors import SolveError
 from .._paraxial import paraxial
+from ..errors import SolveError
 from ..solvers import (
     ROUND_OFF_CONSTANT,
     SINGULAR_CONSTANT,

@@ -22,8 +22,8 @@ import warnings
 from pathlib import Path
 
 from ... import backend as be
-from ...errors import LensFileError
 from ..._paraxial import paraxial
+from ...errors import LensFileError
 from ...surfaces import media
 from ...system import Aperture
 from ...trace.aim import stop_radius

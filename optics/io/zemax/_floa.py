@@ -19,9 +19,9 @@ import math
 import warnings
 
 from ... import backend as be
+from ..._paraxial import paraxial
 from ...errors import LensFileError
 from ...frames import surface_frames
-from ..._paraxial import paraxial
 from ...system import Aperture
 from ...trace.entry import trace_rays
 from ._glass import ZemaxWarning

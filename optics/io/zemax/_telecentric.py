@@ -27,9 +27,9 @@ import warnings
 import numpy as np
 
 from ... import backend as be
+from ..._paraxial import paraxial
 from ...errors import LensFileError
 from ...frames import surface_frames
-from ..._paraxial import paraxial
 from ...solvers import ROUND_OFF_CONSTANT
 from ...trace.launch import launch_rays
 from ...trace.propagate import propagate

@@ -16,8 +16,8 @@ import warnings
 
 from ... import backend as be
 from ..._glass_catalog import UnknownGlassError, resolve
-from ...errors import LensFileError
 from ..._paraxial import paraxial
+from ...errors import LensFileError
 from ...surfaces import media
 from .._serialize import optic_to_dict
 from . import _freeforms

@@ -30,10 +30,10 @@ from pathlib import Path
 
 import optics
 from optics import backend as be
+from optics import paraxial
 from optics.errors import OpticsError
 from optics.io import zemax
 from optics.io.zemax import _system, _text
-from optics import paraxial
 from optics.surfaces import media
 from optics.trace.aim import launch
 from optics.trace.real_image_height import field_parameters
