@@ -45,7 +45,7 @@ def _output_of(line: str) -> str | None:
 def _prepare(blocks, position, folder):
     """Write the page's files and run the console lines the block's code reads the output of."""
     code = blocks[position][1]
-    for lang, text in blocks:
+    for _lang, text in blocks:
         named = _FILE.match(text)
         if named:
             (folder / named.group(1)).write_text(text, encoding="utf-8")
