@@ -38,6 +38,7 @@ A ray that does not converge (it cannot reach that stop point) is invalid.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from .. import backend as be
-from ..errors import SolveError
+from ..errors import ConfigurationError, SolveError
 from ..frames import surface_frames
 from ..solvers import (
     ROUND_OFF_CONSTANT,
@@ -55,6 +56,7 @@ from ..solvers import (
     normalized_solve_masked,
     resolve_settings,
 )
+from ..system import AIMING_MODES
 from ._aim_solve import AimProblem, solve
 from .launch import launch_rays
 from .propagate import trace_to_surface
@@ -63,24 +65,44 @@ from .propagate import trace_to_surface
 MAX_ITERATIONS = 30
 
 
-def aiming_mode(optic, override=None) -> str:
-    """The aiming mode that applies: ``override`` or the optic's ``[aiming] mode``.
+def aiming_mode(optic) -> str:
+    """The aiming mode that applies: the optic's ``[aiming] mode``.
 
     Object-space telecentric systems launch by numerical aperture about an
     axis-parallel chief ray, so they are always aimed "paraxially".
     """
-    mode = optic.aiming if override is None else override
-    return "paraxial" if optic.fields.object_telecentric else mode
+    return "paraxial" if optic.fields.object_telecentric else optic.aiming
 
 
-def launch(optic, qx, qy, px, py, wavelength, first_order, *, aiming=None):
-    """Rays leaving the object, aimed as the aiming mode says.
+def with_aiming(optic, aiming=None):
+    """``optic`` aimed in mode ``aiming`` ("paraxial" or "real"); ``optic`` itself for None.
 
-    Parameters as :func:`optics.trace.launch.launch_rays`; ``aiming``
-    overrides the optic's mode ("paraxial" or "real").  Real-aimed rays whose
-    aim does not converge are invalid.
+    The override is a shallow copy of the optic with its ``aiming`` replaced
+    (the surfaces and their parameters are shared, so gradients reach them), so
+    every part of a trace — the field solve, the launch, the aim — sees one mode.
+    An object-space telecentric optic stays paraxially aimed (see :func:`aiming_mode`).
+
+    Raises
+    ------
+    ConfigurationError
+        When ``aiming`` is not one of ``optics.system.AIMING_MODES``.
     """
-    if aiming_mode(optic, aiming) != "real":
+    if aiming is None or aiming == optic.aiming:
+        return optic
+    if aiming not in AIMING_MODES:
+        raise ConfigurationError(f"aiming must be one of {AIMING_MODES}, not {aiming!r}")
+    if optic.fields.object_telecentric:
+        return optic
+    return dataclasses.replace(optic, aiming=aiming)
+
+
+def launch(optic, qx, qy, px, py, wavelength, first_order):
+    """Rays leaving the object, aimed as the optic's aiming mode says.
+
+    Parameters as :func:`optics.trace.launch.launch_rays`.  Real-aimed rays
+    whose aim does not converge are invalid.
+    """
+    if aiming_mode(optic) != "real":
         return launch_rays(optic, qx, qy, px, py, wavelength, first_order)
     result = aim(optic, qx, qy, px, py, wavelength, first_order)
     rays = launch_rays(optic, qx, qy, result.px, result.py, wavelength, first_order)

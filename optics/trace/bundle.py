@@ -22,7 +22,7 @@ from .. import backend as be
 from .._paraxial import ParaxialData, paraxial
 from ..rays import Rays
 from ..sampling import hexapolar, hexapolar_count, hexapolar_range
-from .aim import aiming_mode, launch, warn_if_off_centre
+from .aim import aiming_mode, launch, warn_if_off_centre, with_aiming
 from .blocks import in_blocks
 from .compiled import propagate_compiled
 from .propagate import propagate, shared_lookup
@@ -145,6 +145,7 @@ def trace_bundle(
         Under paraxial aiming, once per call, when a field's chief ray crosses
         the stop more than 1 % of the stop radius from its centre.
     """
+    optic = with_aiming(optic, aiming)
     if chunk_rays is not None:
         chunks = iter_bundle(
             optic,
@@ -154,19 +155,16 @@ def trace_bundle(
             rings=rings,
             compiled=compiled,
             first_order=first_order,
-            aiming=aiming,
             chunk_rays=chunk_rays,
             progress=progress,
         )
         return _joined(list(chunks))
     with be.deferred_reads():  # host-read checks once, after the trace
-        return _trace_bundle(
-            optic, fields, wavelengths, pupil, rings, compiled, first_order, aiming
-        )
+        return _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_order)
 
 
-def _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_order, aiming):
-    fields, wavelengths, common, probe = _prepare(optic, fields, wavelengths, first_order, aiming)
+def _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_order):
+    fields, wavelengths, common, probe = _prepare(optic, fields, wavelengths, first_order)
     px, py = hexapolar(rings) if pupil is None else (be.asarray(pupil[0]), be.asarray(pupil[1]))
     px, py = be.reshape(px, (-1,)), be.reshape(py, (-1,))
     if compiled:
@@ -187,7 +185,7 @@ def _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_orde
     return Bundle(rays=rays, px=px, py=py, **shared)
 
 
-def _prepare(optic, fields, wavelengths, first_order, aiming):
+def _prepare(optic, fields, wavelengths, first_order):
     """Fields, wavelengths, the trace arguments every batch shares, and the stop probe."""
     fields = tuple(optic.fields.normalized() if fields is None else fields)
     wavelengths = tuple(optic.wavelengths.values if wavelengths is None else wavelengths)
@@ -195,9 +193,9 @@ def _prepare(optic, fields, wavelengths, first_order, aiming):
     hx = be.asarray([h[0] for h in fields])
     hy = be.asarray([h[1] for h in fields])
     q = field_parameters(optic, hx, hy, first_order)
-    paraxial_aim = aiming_mode(optic, aiming) == "paraxial"
+    paraxial_aim = aiming_mode(optic) == "paraxial"
     probe = optic.stop_index if paraxial_aim and not optic.fields.object_telecentric else None
-    common = dict(first_order=first_order, q=q, wavelengths=wavelengths, aiming=aiming)
+    common = dict(first_order=first_order, q=q, wavelengths=wavelengths)
     return fields, wavelengths, common, probe
 
 
@@ -265,6 +263,7 @@ def iter_bundle(
     """
     if chunk_rays < 1:
         raise ValueError(f"chunk_rays must be >= 1, not {chunk_rays}")
+    optic = with_aiming(optic, aiming)
     if pupil is None:
         n_pupil = hexapolar_count(rings)
 
@@ -278,7 +277,7 @@ def iter_bundle(
             return px[start:stop], py[start:stop]
 
     with be.deferred_reads():  # host-read checks once per traced batch
-        prepared = _prepare(optic, fields, wavelengths, first_order, aiming)
+        prepared = _prepare(optic, fields, wavelengths, first_order)
         fields, wavelengths, common, probe = prepared
         # The chief ray clipped and with the apertures open, once for every slice.
         chief, clipped, at_stop = _chief_rays(optic, probe, common)
@@ -325,9 +324,7 @@ def _joined(chunks):
     return dataclasses.replace(first, rays=rays, px=px, py=py)
 
 
-def _trace(
-    optic, first_order, q, pupil, wavelengths, *, clip=True, compiled=False, aiming, probe=None
-):
+def _trace(optic, first_order, q, pupil, wavelengths, *, clip=True, compiled=False, probe=None):
     """Rays at the image for (W, F, P) = (wavelengths, fields, pupil samples).
 
     Returns the rays and, with ``probe`` a surface index (eager traces only),
@@ -343,7 +340,7 @@ def _trace(
     lookups = {}
 
     def run(qx, qy, px, py, part, clip):
-        rays = launch(optic, qx, qy, px, py, part, first_order, aiming=aiming)
+        rays = launch(optic, qx, qy, px, py, part, first_order)
         # Every surface type traces flat batches (n,): flatten, trace, restore.
         shape = (len(wavelengths), n_fields, be.size(px))
         flat = rays.map(lambda v: be.reshape(be.broadcast_to(v, shape), (-1,)))

@@ -66,7 +66,7 @@ from ._compiled_kernels import (
     with_roots,
 )
 from ._compiled_retrace import retrace_unconverged
-from .aim import aim, aiming_mode
+from .aim import aim, aiming_mode, with_aiming
 from .real_image_height import field_parameters
 
 __all__ = [
@@ -197,7 +197,8 @@ def trace_rays_compiled(
     ConfigurationError
         On a backend that cannot compile (NumPy).
     """
-    context, inputs, aimed = _launch_inputs(optic, hx, hy, px, py, wavelength, aiming)
+    optic = with_aiming(optic, aiming)
+    context, inputs, aimed = _launch_inputs(optic, hx, hy, px, py, wavelength)
     rays = _run("launch", optic, context, inputs, 4, compiler, newton_iterations)
     return rays if aimed is None else rays.replace(valid=be.logical_and(rays.valid, aimed))
 
@@ -226,7 +227,7 @@ def clear_cache() -> None:
 # --- machinery ---------------------------------------------------------------------------
 
 
-def _launch_inputs(optic, hx, hy, px, py, wavelength, aiming=None):
+def _launch_inputs(optic, hx, hy, px, py, wavelength):
     """The eager part of a compiled trace: first-order data, object-space fields, the aim.
 
     Returns the context, the kernel inputs and, under real aiming, the mask of
@@ -237,7 +238,7 @@ def _launch_inputs(optic, hx, hy, px, py, wavelength, aiming=None):
     first_order = paraxial(optic)
     qx, qy = field_parameters(optic, hx, hy, first_order)
     aimed = None
-    if aiming_mode(optic, aiming) == "real":
+    if aiming_mode(optic) == "real":
         result = aim(optic, qx, qy, px, py, be.asarray(wavelength), first_order)
         px, py, aimed = result.px, result.py, result.converged
     # The wavelength stays as given: a Python number lets the media's indices be

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import backend as be
 from .._paraxial import paraxial
 from ..errors import ConfigurationError
-from .aim import launch
+from .aim import launch, with_aiming
 from .blocks import in_blocks
 from .compiled import trace_rays_compiled
 from .propagate import propagate, shared_lookup
@@ -47,21 +47,22 @@ def trace_rays(
     """
     # The checks that read values on the host run once, after the trace.
     with be.deferred_reads():
-        return _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled, aiming)
+        optic = with_aiming(optic, aiming)
+        return _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled)
 
 
-def _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled, aiming):
+def _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled):
     if compiled:
         if record:
             raise ConfigurationError("trace_rays: record=True is not available with compiled=True")
-        return trace_rays_compiled(optic, hx, hy, px, py, wavelength, aiming=aiming)
+        return trace_rays_compiled(optic, hx, hy, px, py, wavelength)
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
     first_order = paraxial(optic)
     qx, qy = field_parameters(optic, hx, hy, first_order)
     lookups = {}
 
     def run(qx, qy, px, py, part):
-        rays = launch(optic, qx, qy, px, py, part, first_order, aiming=aiming)
+        rays = launch(optic, qx, qy, px, py, part, first_order)
         index = shared_lookup(rays.wavelength, part is wavelength, lookups)
         return propagate(optic, rays, record=record, index=index)
 
