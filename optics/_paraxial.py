@@ -102,9 +102,9 @@ def basis_rays(optic, wavelength=None) -> _BasisRays:
         rays.append((ys, us))
         scales.append(scale)
     (yA, uA), (yB, uB) = rays
-    # The image forms in the medium after the last optical surface (n[-2]), whatever
-    # the image surface's own material says.
-    return _BasisRays(yA, uA, yB, uB, n[0], n[-2], scales[0])
+    # The image forms in the medium after the last optical surface: media() never
+    # enters the image surface's own material, so n[-1] is that medium.
+    return _BasisRays(yA, uA, yB, uB, n[0], n[-1], scales[0])
 
 
 # Afocal when the power is this many round-offs (of the dtype) of the surface powers' sum.

@@ -78,13 +78,17 @@ def media(surfaces) -> list:
 
     A mirror leaves the medium unchanged and reverses the direction of travel
     (+1 toward +z, −1 after an odd number of mirrors), which paraxial optics
-    encodes as a sign on the index.
+    encodes as a sign on the index.  The last surface (the image) ends the
+    trace in the medium its rays reach it in: its own material is not entered,
+    so image-space directions stay unit vectors and an image formed inside
+    glass is not refracted out of it.
     """
     out, current, direction = [], surfaces[0].material, 1
-    for surface in surfaces:
+    last = len(surfaces) - 1
+    for i, surface in enumerate(surfaces):
         if surface.is_mirror:
             direction = -direction
-        else:
+        elif i < last or i == 0:
             current = surface.material
         out.append((current, direction))
     return out

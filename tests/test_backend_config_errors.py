@@ -42,20 +42,34 @@ def _run(code, **env_vars):
     )
 
 
-@pytest.mark.parametrize(
-    "var, value, allowed",
-    [
-        ("OPTICS_BACKEND", "bogus", "numpy, torch, jax"),
-        ("OPTICS_PRECISION", "float16", "float64, float32"),
-    ],
-)
-def test_a_bad_environment_name_fails_import_naming_the_variable_and_the_choices(
+BAD_ENVIRONMENT = [
+    ("OPTICS_BACKEND", "bogus", "numpy, torch, jax"),
+    ("OPTICS_PRECISION", "float16", "float64, float32"),
+]
+
+
+@pytest.mark.parametrize("var, value, allowed", BAD_ENVIRONMENT)
+def test_a_bad_environment_name_fails_on_first_use_naming_the_variable_and_the_choices(
     var, value, allowed
 ):
-    result = _run("import optics", **{var: value})
-    assert result.returncode != 0
+    code = "import optics\nprint('imported')\noptics.backend.zeros(1)"
+    result = _run(code, **{var: value})
+    assert result.returncode != 0 and result.stdout.strip() == "imported"
     last = result.stderr.strip().splitlines()[-1]
     assert "ConfigurationError" in last and var in last and repr(value) in last and allowed in last
+
+
+@pytest.mark.parametrize("command", ["analyze", "wavefront", "mtf"])
+@pytest.mark.parametrize("var, value, allowed", BAD_ENVIRONMENT)
+def test_every_command_reports_a_bad_environment_as_one_line_with_status_2(
+    command, var, value, allowed
+):
+    code = f"import sys, optics.cli\nsys.exit(optics.cli.main([{command!r}, 'cooke_triplet']))"
+    result = _run(code, **{var: value})
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and var in lines[0] and allowed in lines[0]
+    assert lines[0].startswith(f"optics {command}: error:")
 
 
 @no_cuda

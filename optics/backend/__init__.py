@@ -47,6 +47,7 @@ from ._config import (  # noqa: F401  (re-exported through __all__)
     available_backends,
     available_devices,
     backend_names,
+    check_environment,
     get_backend,
     get_device,
     get_precision,

@@ -30,8 +30,8 @@ _override = {
     "precision": ContextVar("optics_precision", default=None),
     "device": ContextVar("optics_device", default=None),
 }
-#: Where a default came from, when not from a set_* call (for messages).
-_ENV_PENDING: dict[str, str] = {}
+#: Environment settings not yet checked: key -> (variable, value) (see _read_environment).
+_ENV_PENDING: dict[str, tuple[str, str]] = {}
 
 
 def _select(name, source):
@@ -110,8 +110,8 @@ def _get(key):
     value = _override[key].get()
     if value is not None:
         return value
-    if key in _ENV_PENDING:
-        _check_environment(key)
+    if _ENV_PENDING:
+        check_environment()  # the first read of any setting checks them all
     return _defaults[key]
 
 
@@ -242,39 +242,52 @@ _ENV_VARS = {
 
 
 def _read_environment():
-    """Apply OPTICS_BACKEND / OPTICS_PRECISION / OPTICS_DEVICE as the defaults.
+    """Note OPTICS_BACKEND / OPTICS_PRECISION / OPTICS_DEVICE; they are checked on first use.
 
-    Names are checked here, at import: a misspelt value fails ``import optics``
-    with a message naming the variable.  Whether the chosen library is present
-    is checked when it is first used (creation raises BackendUnavailableError),
-    and whether the device is, on the first read of the device
-    (``_check_environment``), so that neither makes ``import optics`` fail.
+    ``import optics`` never fails on them: a misspelt name, a library that is
+    not installed or a device that is not present raises
+    :class:`~optics.errors.ConfigurationError` (or BackendUnavailableError)
+    naming the variable on the first read of that setting
+    (:func:`check_environment`), where a caller's error handling is in place
+    (the ``optics`` command reports it as one line, exit status 2).
     """
     for key, var in _ENV_VARS.items():
         value = os.environ.get(var, "").strip()
-        if not value:
-            continue
-        source = f"environment variable {var}"
-        if key == "backend" and value not in BACKENDS:
-            _select(value, source)  # raises ConfigurationError naming the variable
-        elif key == "precision":
-            _check_precision(value, source)
-        elif key == "device":
-            _check_device_name(value, source)
-        _defaults[key] = value
-        if key == "device":
-            _ENV_PENDING[key] = var
+        if value:
+            _ENV_PENDING[key] = (var, value)
 
 
 def _check_environment(key):
-    """First use of an environment choice: the library and the device must be present."""
-    var = _ENV_PENDING.pop(key)
-    source = f"environment variable {var}={_defaults[key]!r}"
+    """First use of an environment choice: validate it, then make it the default."""
+    var, value = _ENV_PENDING.pop(key)
+    source = f"environment variable {var}"
     try:
-        _check_device_available(_defaults[key], get_backend(), source)
+        if key == "backend":
+            _select(value, source)
+        elif key == "precision":
+            _check_precision(value, source)
+        else:
+            _check_device_name(value, source)
+            _check_device_available(value, get_backend(), f"{source}={value!r}")
     except BaseException:
-        _ENV_PENDING[key] = var  # still wrong on the next use
+        _ENV_PENDING[key] = (var, value)  # still pending (and raising) while it is wrong
         raise
+    _defaults[key] = value
+
+
+def check_environment() -> None:
+    """Validate every OPTICS_* environment setting not yet used; raise on the first bad one.
+
+    Raises
+    ------
+    ConfigurationError
+        A variable names an unknown backend, precision or device.
+    BackendUnavailableError
+        Its backend's library or its device is not available here.
+    """
+    for key in list(_ENV_PENDING):
+        if key in _ENV_PENDING:
+            _check_environment(key)
 
 
 _read_environment()

@@ -14,6 +14,7 @@ import os
 import sys
 import warnings
 
+from .. import backend
 from .._version import __version__
 from ..errors import OpticsError
 
@@ -95,6 +96,7 @@ def main(argv=None) -> int:
     with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning(name)
         try:
+            backend.check_environment()  # OPTICS_BACKEND & co.: one line, exit 2, when wrong
             status = int(args.func(args) or 0)
             sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
             return status
