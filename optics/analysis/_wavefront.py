@@ -150,7 +150,11 @@ def _cached_basis(px, py, key, build):
     """A FitBasis at the (constant) pupil samples, built once per sampling and array type.
 
     The samples depend on no parameter, so the cached arrays carry no graph.
+    Under ``jax.jit`` (abstract samples) nothing is kept: a tracer must not
+    outlive the function being traced.
     """
+    if be.is_abstract(px):
+        return build()
     key = (*key, type(px), str(px.dtype), be.device_of(px))
     basis = _BASIS_CACHE.get(key)
     if basis is None:

@@ -86,6 +86,7 @@ from ._deferred import (  # noqa: F401  (re-exported through __all__)
     count_host_reads,
     deferred_reads,
     host_reads_cheap,
+    is_abstract,
     read_later,
     reads_deferred,
 )

@@ -87,13 +87,23 @@ def read_later(values, callback):
         when a value is abstract (see the module docstring).
     """
     values = list(values)
-    if any(not _free(v) and impl_of(v).abstract(v) for v in values):
+    if any(is_abstract(v) for v in values):
         return  # traced by jit or vmap: never readable, so the check cannot run
     pending = _PENDING.get()
     if pending is None or all(_free(v) for v in values):
         _run([(values, callback)])
     else:
         pending.append((values, callback))
+
+
+def is_abstract(value) -> bool:
+    """True when ``value`` has no value to read on the host: a ``jax.jit``/``jax.vmap`` tracer.
+
+    Code that would read a value to decide a warning, an error or an optional
+    rescue step asks this first and skips that step for abstract values (the
+    results of rays it would have handled stay invalid or NaN).
+    """
+    return not _free(value) and impl_of(value).abstract(value)
 
 
 def after_reads(callback):

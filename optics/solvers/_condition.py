@@ -152,10 +152,15 @@ def normalized_solve(J, R, *, constant=SINGULAR_CONSTANT, name="2x2 solve"):
     Raises
     ------
     SolveError
-        When any matrix of the batch is singular (one host sync to check).
+        When any matrix of the batch is singular (one host sync to check).  Under
+        ``jax.jit`` or ``jax.vmap`` the check cannot run: a singular matrix gives
+        d = 0 instead.
     """
     s, A, det, rho, finite = _normalize(J)
     singular = _singular(J, rho, finite, constant)
+    if be.is_abstract(singular):  # under jax.jit nothing can be checked: no step where singular
+        delta = _solve_normalized(A, be.where(singular, 1.0, det), R / s[..., None])
+        return be.where(singular[..., None], be.zeros_like(delta), delta)
     if be.item(be.any(singular)):
         n_bad = int(be.item(be.sum(singular)))
         worst = float(be.item(be.min(be.where(be.isfinite(rho), rho, be.zeros_like(rho)))))

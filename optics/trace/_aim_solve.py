@@ -14,7 +14,13 @@ import math
 import numpy as np
 
 from .. import backend as be
-from ..solvers import ROUND_OFF_CONSTANT, SINGULAR_CONSTANT, newton_2x2, normalized_solve_masked
+from ..solvers import (
+    ROUND_OFF_CONSTANT,
+    SINGULAR_CONSTANT,
+    newton_2x2,
+    newton_2x2_static,
+    normalized_solve_masked,
+)
 from .launch import launch_rays
 from .propagate import trace_to_surface
 
@@ -35,7 +41,8 @@ def solve(problem, start, tol, max_iter, kind, chief=None):
     result = problem.newton(start, tol, max_iter)
     p, converged, norm = result.q, result.converged, result.residual_norm
     failed = be.logical_not(converged)
-    if not be.item(be.any(failed)):
+    # Under jax.jit the failures cannot be counted: no continuation, they stay invalid.
+    if be.is_abstract(failed) or not be.item(be.any(failed)):
         return p, converged, norm
     sub = problem.subset(failed)
     if kind == "field":  # from the on-axis chief ray (p = 0 on a centred system)
@@ -120,7 +127,21 @@ class AimProblem:
         )
 
     def newton(self, start, tol, max_iter):
-        """:func:`optics.solvers.newton_2x2` on this problem (R and J in one batched trace)."""
+        """:func:`optics.solvers.newton_2x2` on this problem (R and J in one batched trace).
+
+        Under ``jax.jit`` or ``jax.vmap`` (abstract values) the fixed-shape
+        :func:`optics.solvers.newton_2x2_static` runs instead.
+        """
+        if be.is_abstract(start) or be.is_abstract(self.target):
+            result, _ = newton_2x2_static(
+                self._residual_with_jacobian,
+                start,
+                tol=tol,
+                max_iter=max_iter,
+                round_off_constant=ROUND_OFF_CONSTANT,
+                singular_constant=SINGULAR_CONSTANT,
+            )
+            return result
         return newton_2x2(
             self.residual_and_jacobian,
             self.jacobian,
@@ -157,6 +178,12 @@ class AimProblem:
         """R(p) = S(p) − target, shape (n, 2)."""
         return self.stop_xy(p[None])[0] - self.target
 
+    def _residual_with_jacobian(self, p):
+        """(R(p), J(p)) from one batched trace, nothing kept (for the fixed-shape solve)."""
+        plus, minus = _difference_points(p)
+        xy = self.stop_xy(be.concatenate([p[None], plus, minus]))
+        return xy[0] - self.target, _difference_jacobian(xy[1:], plus, minus)
+
     def residual_and_jacobian(self, p):
         """R(p), tracing the four difference rays of J(p) in the same batch (J kept)."""
         plus, minus = _difference_points(p)
@@ -171,7 +198,7 @@ class AimProblem:
             same = be.all(p_k == p, axis=-1)
             J = J_k if J is None else be.where((same & ~found)[:, None, None], J_k, J)
             found = same if found is None else found | same
-        if J is None or not be.item(be.all(found)):
+        if J is None or be.is_abstract(found) or not be.item(be.all(found)):
             plus, minus = _difference_points(p)
             J = _difference_jacobian(self.stop_xy(be.concatenate([plus, minus])), plus, minus)
         self._evaluated = [(p, J)]

@@ -183,13 +183,7 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
     shape = tuple(np.broadcast_shapes(*(tuple(v.shape) for v in inputs)))
     field_shape = tuple(np.broadcast_shapes(*(tuple(inputs[i].shape) for i in (0, 1, 4))))
     r_stop = stop_radius(optic, first_order)
-    if not math.isfinite(float(be.item(r_stop))):
-        raise SolveError(
-            f"real ray aiming: the real on-axis ray through the paraxial entrance-pupil edge "
-            f"does not reach the stop (surface {optic.stop_index}), so the stop radius that "
-            "(px, py) = 1 means is undefined; use an aperture of type 'stop_diameter' or a "
-            "smaller aperture"
-        )
+    be.read_later([r_stop], lambda values: _check_stop_radius(optic, values[0]))
     settings = resolve_settings(
         _default_tolerance(optic, r_stop, inputs[0]) if tol is None else tol,
         MAX_ITERATIONS if max_iter is None else max_iter,
@@ -199,11 +193,15 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
     def flat(value, to_shape):
         return be.reshape(be.broadcast_to(value, to_shape), (-1,))
 
+    # The solve records nothing: no_grad() on tape backends, and on JAX (whose no_grad
+    # cannot stop a tracer) a detached optic and first-order data.
+    free_optic, free_first_order = be.detach_all((optic, first_order))
     with be.no_grad():
         # 1. chief rays, one per field and wavelength.
         field_q = [be.detach(flat(inputs[i], field_shape)) for i in (0, 1, 4)]
         zeros = be.zeros_like(field_q[0])
-        chief = AimProblem(optic, *field_q, be.stack([zeros, zeros], axis=-1), first_order)
+        origin = be.stack([zeros, zeros], axis=-1)
+        chief = AimProblem(free_optic, *field_q, origin, free_first_order)
         p_chief, ok_chief, _ = solve(chief, be.zeros_like(chief.target), tol, max_iter, "field")
         J_chief = chief.jacobian(p_chief)
         # 2. every ray, from its chief ray's linear prediction.
@@ -211,7 +209,7 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
         r = be.detach(r_stop)
         target = be.stack([flat(inputs[2], shape) * r, flat(inputs[3], shape) * r], axis=-1)
         q_all = [be.detach(flat(inputs[i], shape)) for i in (0, 1, 4)]
-        problem = AimProblem(optic, *q_all, target, first_order)
+        problem = AimProblem(free_optic, *q_all, target, free_first_order)
         p_c, J_c = expand(p_chief), expand(J_chief)
         step, singular = normalized_solve_masked(J_c, target, constant=SINGULAR_CONSTANT)
         start = be.where(singular[:, None], p_c, p_c + step)
@@ -226,8 +224,12 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
         attached = AimProblem(optic, *q_attached, target, first_order)
         eye = be.broadcast_to(be.eye(2, dtype=J_bar.dtype), tuple(J_bar.shape))
         J_bar = be.where(converged[:, None, None], J_bar, eye)
-        R = be.where(converged[:, None], attached.residual(p), 0.0)
-        p = implicit_correction_2x2(R, p, J_bar, name="real ray aiming (implicit correction)")
+        p = implicit_correction_2x2(
+            lambda root: be.where(converged[:, None], attached.residual(root), 0.0),
+            p,
+            J_bar,
+            name="real ray aiming (implicit correction)",
+        )
     return AimResult(
         px=be.reshape(p[:, 0], shape),
         py=be.reshape(p[:, 1], shape),
@@ -238,13 +240,31 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
     )
 
 
+def _check_stop_radius(optic, r_stop):
+    if not math.isfinite(r_stop):
+        raise SolveError(
+            f"real ray aiming: the real on-axis ray through the paraxial entrance-pupil edge "
+            f"does not reach the stop (surface {optic.stop_index}), so the stop radius that "
+            "(px, py) = 1 means is undefined; use an aperture of type 'stop_diameter' or a "
+            "smaller aperture"
+        )
+
+
 def _default_tolerance(optic, r_stop, like):
-    """ROUND_OFF_CONSTANT · eps · (largest length an aimed ray sees up to the stop), mm."""
+    """ROUND_OFF_CONSTANT · eps · (largest length an aimed ray sees up to the stop), mm.
+
+    Lengths that have no value to read (under ``jax.jit``) are left out.
+    """
     stop = optic.stop_index
-    lengths = [1.0, abs(float(be.item(r_stop)))]
-    lengths.append(abs(sum(float(be.item(s.thickness)) for s in optic.surfaces[1:stop])))
+    track = sum(s.thickness for s in optic.surfaces[1:stop])
+    candidates = [r_stop, track]
     if not optic.object_at_infinity:
-        lengths.append(abs(float(be.item(optic.surfaces[0].thickness))))
+        candidates.append(optic.surfaces[0].thickness)
+    lengths = [1.0]
+    for length in candidates:
+        if not be.is_abstract(length):
+            value = abs(float(be.item(be.detach(length))))
+            lengths.append(value if math.isfinite(value) else 1.0)
     return ROUND_OFF_CONSTANT * be.machine_eps(be.asarray(like)) * max(lengths)
 
 
@@ -288,19 +308,30 @@ def warn_if_off_centre(optic, fields, at_stop, first_order):
     x, y, *_ = frame.to_local(at_stop.x, at_stop.y, at_stop.z, at_stop.L, at_stop.M, at_stop.N)
     with be.no_grad():
         r_stop = be.detach(stop_radius(optic, first_order))
-    if not math.isfinite(float(be.item(r_stop))):
-        return  # no stop radius to measure by (real aiming says why)
-    with be.no_grad():
         miss = be.detach(be.hypot(x, y)) / r_stop
         bad = be.logical_not(be.logical_and(at_stop.valid, miss <= OFF_CENTRE_FRACTION))
-        bad = be.to_numpy(be.any(bad, axis=0))
-        miss = be.to_numpy(be.max(be.where(at_stop.valid, miss, math.inf), axis=0))
-    if not bad.any():
+        bad = be.any(bad, axis=0)
+        miss = be.max(be.where(at_stop.valid, miss, math.inf), axis=0)
+    # Read after the trace, with its other checks (never under jax.jit: nothing to read).
+    count = len(fields)
+    values = [r_stop] + [bad[i] for i in range(count)] + [miss[i] for i in range(count)]
+
+    def report(read):
+        if not math.isfinite(read[0]):
+            return  # no stop radius to measure by (real aiming says why)
+        flagged, misses = read[1 : 1 + count], read[1 + count :]
+        _warn_off_centre(fields, [i for i in range(count) if flagged[i]], misses)
+
+    be.read_later(values, report)
+
+
+def _warn_off_centre(fields, indices, misses):
+    if not indices:
         return
     named = [
         f"({fields[i][0]:.4g}, {fields[i][1]:.4g}) "
-        + ("(misses the stop)" if not math.isfinite(miss[i]) else f"({100 * miss[i]:.3g} %)")
-        for i in np.flatnonzero(bad)
+        + ("(misses the stop)" if not math.isfinite(misses[i]) else f"({100 * misses[i]:.3g} %)")
+        for i in indices
     ]
     warnings.warn(
         f"paraxial aiming: the chief ray crosses the stop more than "
@@ -308,5 +339,5 @@ def warn_if_off_centre(optic, fields, at_stop, first_order):
         f'field(s) {", ".join(named)}; set [aiming] mode = "real" in the lens file '
         "(or --aiming real)",
         PupilAimWarning,
-        stacklevel=3,
+        stacklevel=4,
     )
