@@ -42,7 +42,6 @@ class FocalShiftResult:
         """The ``optics chromatic-focal-shift --json`` object."""
         return {
             "wavelengths": [float(w) for w in self.wavelengths],
-            "primary": float(self.primary),
             "shift": be.to_numpy(self.shift).tolist(),
         }
 
@@ -60,8 +59,6 @@ class LateralColorResult:
         """The ``optics lateral-color --json`` object."""
         return {
             "fields": [float(f) for f in self.fields],
-            "short": float(self.short),
-            "long": float(self.long),
             "difference": be.to_numpy(self.difference).tolist(),
         }
 

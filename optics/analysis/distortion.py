@@ -46,7 +46,6 @@ class DistortionResult:
         return {
             "fields": [float(f) for f in self.fields],
             "wavelengths": [float(w) for w in self.wavelengths],
-            "reference": self.reference,
             "percent": be.to_numpy(self.percent).tolist(),
         }
 

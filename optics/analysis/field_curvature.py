@@ -9,10 +9,10 @@ tangential and sagittal focus; the symmetric pair cancels the first-order
 error in δ, so the result is the differential-ray (Coddington) focus to
 O(δ²).  δ = 1e-4 balances that truncation (~1e-8 mm on the samples) against
 round-off, which grows as 1/δ (~1e-10 mm; Optiland's 1e-5 gives ~1e-9 mm,
-too rough for finite-difference gradients).  The value is the z of that intersection minus the z where the chief
-ray meets the image surface, signed along the direction of travel (positive:
-the focus lies beyond the image surface), in mm — the quantity Zemax and
-Optiland plot.
+too rough for finite-difference gradients).  The value is the z of that
+intersection minus the z where the chief ray meets the image surface, signed
+along the direction of travel (positive: the focus lies beyond the image
+surface), in mm — the quantity Zemax and Optiland plot.
 """
 
 from __future__ import annotations

@@ -72,7 +72,6 @@ class SeidelResult:
             "wavelength": float(self.wavelength),
             "surfaces": [{"surface": r["surface"], **row(r)} for r in self.surfaces],
             "sums": row(self.sums),
-            "wavefront": {k: float(be.item(v)) for k, v in wavefront_coefficients(self).items()},
         }
 
 

@@ -61,7 +61,7 @@ def run(args):
     if args.json:
         print_json(record)
         return 0
-    print(f"paraxial focal shift in mm against {record['primary']:g} µm")
+    print(f"paraxial focal shift in mm against {result.primary:g} µm")
     print(table(["wavelength", "shift"], list(zip(record["wavelengths"], record["shift"]))))
     if args.plot:
         print(f"wrote {args.plot}")

@@ -32,7 +32,8 @@ def register(subparsers):
 
 
 def run(args):
-    from ..analysis.seidel import SEIDEL_TERMS, seidel
+    from .. import backend as be
+    from ..analysis.seidel import SEIDEL_TERMS, seidel, wavefront_coefficients
 
     if args.plot:
         check_image_path(args.plot)
@@ -54,7 +55,7 @@ def run(args):
         f"{result.short:g} - {result.long:g} µm)"
     )
     print(table(["surface", *SEIDEL_TERMS], rows))
-    waves = record["wavefront"]
+    waves = {k: float(be.item(v)) for k, v in wavefront_coefficients(result).items()}
     print("\nwavefront coefficients in waves")
     print(table(list(waves), [list(waves.values())]))
     if args.plot:
