@@ -95,14 +95,17 @@ def distortion_figure(result, optic):
 
 
 def grid_distortion_figure(grid, optic):
-    """The distortion-free grid (lines) and the real chief-ray points (crosses)."""
+    """The distortion-free grid (grey) and the real chief-ray grid (coloured, points crossed)."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.6, 5.6))
     ix, iy = be.to_numpy(grid.ideal_x), be.to_numpy(grid.ideal_y)
     rx, ry = be.to_numpy(grid.real_x), be.to_numpy(grid.real_y)
     for a, b in ((ix, iy), (ix.T, iy.T)):
         ax.plot(a.T, b.T, color="0.6", linewidth=0.8)
-    ax.plot(rx.ravel(), ry.ravel(), "x", color=wavelength_color(grid.wavelength), markersize=5)
+    color = wavelength_color(grid.wavelength)
+    for a, b in ((rx, ry), (rx.T, ry.T)):  # the real grid, its points marked
+        ax.plot(a.T, b.T, color=color, linewidth=0.6, alpha=0.6)
+    ax.plot(rx.ravel(), ry.ravel(), "x", color=color, markersize=5)
     ax.set_aspect("equal")
     ax.set_xlabel("image x (mm)")
     ax.set_ylabel("image y (mm)")

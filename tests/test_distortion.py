@@ -133,7 +133,10 @@ def test_the_grid_centre_row_is_the_distortion_curve():
     optic = optics.load("cooke_triplet")
     grid = grid_distortion(optic, points=5)
     real, ideal = be.to_numpy(grid.real_y)[:, 2], be.to_numpy(grid.ideal_y)[:, 2]
-    curve = distortion(optic, fields=[0.5, 1.0], wavelengths=[optic.primary_wavelength])
+    fields = be.to_numpy(grid.hy)[3:, 2]
+    assert fields[-1] == 1.0 and 0.5 < fields[0] < 0.55  # tan-spaced angles (square image grid)
+    np.testing.assert_allclose(np.diff(ideal), ideal[3] - ideal[2], rtol=1e-12)
+    curve = distortion(optic, fields=fields, wavelengths=[optic.primary_wavelength])
     np.testing.assert_allclose(100 * (real[3:] - ideal[3:]) / ideal[3:], curve.percent[0])
     np.testing.assert_allclose(be.to_numpy(grid.real_x)[:, 2], 0.0, atol=1e-12)  # hx = 0
 

@@ -268,3 +268,19 @@ def test_aspheric_surfaces_equal_rayoptics_per_surface():
         row = result.surfaces[surface - 1]
         for term, value in zip(("S1", "S2", "S5"), expected):
             assert float(row[term]) == pytest.approx(value, rel=1e-3, abs=1e-9), (surface, term)
+
+
+@pytest.mark.parametrize("name", ["singlet", "cooke_triplet"])
+def test_small_aperture_real_spherical_aberration_is_s1(name):
+    # Third order: the real marginal ray misses the paraxial focus by S1 / (2 n' u'),
+    # u' its (signed) image slope; at 1/30 of the aperture higher orders are ~1e-3 of it.
+    from optics import trace_rays
+    from optics.paraxial import paraxial
+
+    s1 = float(seidel(optics.load(name)).sums["S1"])
+    optic = optics.load(name)
+    optic.aperture.value = optic.aperture.value / 30
+    optic.surfaces[-2].thickness = float(paraxial(optic).bfl)
+    u = -1 / (2 * float(paraxial(optic).fno))
+    ray = trace_rays(optic, 0.0, 0.0, 0.0, 1.0)
+    assert float(ray.y) == pytest.approx(s1 / 30**4 / (2 * u), rel=1e-3)

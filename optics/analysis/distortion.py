@@ -15,6 +15,7 @@ value is 0.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .. import backend as be
@@ -151,7 +152,9 @@ def grid_distortion(optic, points=11, wavelength=None, reference="f-tan") -> Gri
     """Chief-ray points on a square grid of fields and their distortion-free positions.
 
     The grid spans normalized fields −1..1 in x and y (``points`` per side;
-    the lens's largest field magnitude is 1), the reference being
+    the lens's largest field magnitude is 1; for field angles and the f-tan
+    reference, angles whose tangents are evenly spaced, so that the reference
+    grid is square on the image), the reference being
     ``f · q`` (or, for ``"f-theta"``, ``f · atan|q|`` along ``q``).
     """
     _check_reference(reference)
@@ -159,6 +162,10 @@ def grid_distortion(optic, points=11, wavelength=None, reference="f-tan") -> Gri
     steps = [2.0 * i / (int(points) - 1) - 1.0 for i in range(int(points))] if points > 1 else []
     if len(steps) < 2:
         raise ConfigurationError(f"grid points must be at least 2, not {points}")
+    if optic.fields.type == "angle" and optic.object_at_infinity and reference == "f-tan":
+        # Angles whose tangents are evenly spaced: the reference grid is square on the image.
+        top = math.radians(optic.fields.max_magnitude)
+        steps = [math.atan(s * math.tan(top)) / top for s in steps]
     hx = be.asarray([[s for s in steps] for _ in steps])
     hy = be.asarray([[t for _ in steps] for t in steps])
     flat_x, flat_y = be.reshape(hx, (-1,)), be.reshape(hy, (-1,))
