@@ -105,3 +105,12 @@ def test_errors_are_one_line_and_status_2(tmp_path, capsys):
     assert main(["chromatic-focal-shift", "singlet", "--from", "0.7", "--to", "0.5"]) == 2
     assert "from" in capsys.readouterr().err
     assert main(["field-curvature", "singlet", "--points", "0"]) == 2
+
+
+def test_wavelength_option(capsys):
+    record = _json(capsys, "seidel", "singlet", "--wavelength", "0.5")
+    assert record["wavelength"] == 0.5
+    record = _json(capsys, "distortion", "cooke_triplet", "--wavelength", "0.55", "--points", "3")
+    assert record["wavelengths"] == [0.55] and len(record["percent"]) == 1
+    assert main(["field-curvature", "cooke_triplet", "--wavelength", "-1"]) == 2
+    assert "--wavelength" in capsys.readouterr().err

@@ -66,7 +66,7 @@ class SeidelResult:
         """Plain Python values: the ``optics seidel --json`` object."""
 
         def row(values):
-            return {k: float(be.item(v)) for k, v in values.items() if k != "surface"}
+            return {k: float(be.item(v)) + 0.0 for k, v in values.items() if k != "surface"}
 
         return {
             "wavelength": float(self.wavelength),

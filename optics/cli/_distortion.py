@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..plot import check_image_path, save_figure
 from ._common import (
+    UsageError,
     add_aiming_option,
     add_backend_options,
     add_lens_options,
@@ -29,6 +30,12 @@ def register(subparsers):
     parser.add_argument(
         "--reference", choices=["f-tan", "f-theta"], default="f-tan", help="default f-tan"
     )
+    parser.add_argument(
+        "--wavelength",
+        type=float,
+        default=None,
+        help="µm: only this wavelength (default: every wavelength of the lens)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--plot", metavar="OUT.png", help="write the distortion plot")
     parser.add_argument(
@@ -46,9 +53,13 @@ def run(args):
     for path in (args.plot, args.grid):
         if path:
             check_image_path(path)
+    if args.wavelength is not None and not args.wavelength > 0:
+        raise UsageError(f"--wavelength must be positive (µm), not {args.wavelength:g}")
     with backend_context(args):
         optic = lens_from_args(args)
-        result = distortion(optic, points=args.points, reference=args.reference)
+        result = distortion(
+            optic, wavelengths=_wavelengths(args), points=args.points, reference=args.reference
+        )
         record = result.as_dict()
         if args.plot or args.grid:
             from ..plot_analyses import distortion_figure, grid_distortion_figure
@@ -69,3 +80,7 @@ def run(args):
         if path:
             print(f"wrote {path}")
     return 0
+
+
+def _wavelengths(args):
+    return None if args.wavelength is None else [args.wavelength]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..plot import check_image_path, save_figure
 from ._common import (
+    UsageError,
     add_aiming_option,
     add_backend_options,
     add_lens_options,
@@ -25,6 +26,12 @@ def register(subparsers):
     )
     parser.add_argument("lens", metavar="LENS", help="lens file or built-in sample name")
     parser.add_argument("--points", type=positive_int, default=11, help="fields (default 11)")
+    parser.add_argument(
+        "--wavelength",
+        type=float,
+        default=None,
+        help="µm: only this wavelength (default: every wavelength of the lens)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--plot", metavar="OUT.png", help="write the field-curvature plot")
     add_aiming_option(parser)
@@ -38,9 +45,11 @@ def run(args):
 
     if args.plot:
         check_image_path(args.plot)
+    if args.wavelength is not None and not args.wavelength > 0:
+        raise UsageError(f"--wavelength must be positive (µm), not {args.wavelength:g}")
     with backend_context(args):
         optic = lens_from_args(args)
-        result = field_curvature(optic, points=args.points)
+        result = field_curvature(optic, wavelengths=_wavelengths(args), points=args.points)
         record = result.as_dict()
         if args.plot:
             from ..plot_analyses import field_curvature_figure
@@ -63,3 +72,7 @@ def run(args):
     if args.plot:
         print(f"wrote {args.plot}")
     return 0
+
+
+def _wavelengths(args):
+    return None if args.wavelength is None else [args.wavelength]

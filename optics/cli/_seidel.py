@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..plot import check_image_path, save_figure
 from ._common import (
+    UsageError,
     add_backend_options,
     add_lens_options,
     backend_context,
@@ -24,6 +25,12 @@ def register(subparsers):
         "in mm, and the wavefront coefficients W040 ... in waves.",
     )
     parser.add_argument("lens", metavar="LENS", help="lens file or built-in sample name")
+    parser.add_argument(
+        "--wavelength",
+        type=float,
+        default=None,
+        help="µm of the marginal and chief rays (default: the primary)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--plot", metavar="OUT.png", help="write a bar chart per surface")
     add_backend_options(parser)
@@ -37,9 +44,11 @@ def run(args):
 
     if args.plot:
         check_image_path(args.plot)
+    if args.wavelength is not None and not args.wavelength > 0:
+        raise UsageError(f"--wavelength must be positive (µm), not {args.wavelength:g}")
     with backend_context(args):
         optic = lens_from_args(args)
-        result = seidel(optic)
+        result = seidel(optic, args.wavelength)
         record = result.as_dict()
         if args.plot:
             from ..plot_analyses import seidel_figure
