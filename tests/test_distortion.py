@@ -146,3 +146,13 @@ def test_distortion_agrees_on_every_backend(backend):
     np.testing.assert_allclose(
         be.to_numpy(result.percent), OPTILAND["singlet"][0], rtol=1e-7, atol=1e-9
     )
+
+
+def test_a_wide_angle_corpus_design_equals_optiland():
+    # Optiland 0.6.3, the Laikin 100° lens with paraxial aiming at fields 0, 0.2, 0.4, 0.6
+    # (percent needs no unit conversion): barrel distortion of -15 % at 30°.
+    optic = _load("optiland-laikin_wide_angle.zmx")
+    optic.aiming = "paraxial"
+    result = distortion(optic, fields=[0.0, 0.2, 0.4, 0.6])
+    expected = [0.0, -1.707972846, -6.743041269, -14.79315567]
+    np.testing.assert_allclose(be.to_numpy(result.percent)[0], expected, rtol=1e-8, atol=1e-12)

@@ -150,3 +150,35 @@ def test_focus_shifts_agree_on_every_backend(backend):
 def test_fewer_than_two_points_is_an_error():
     with pytest.raises(ConfigurationError, match="points"):
         field_curvature(optics.load("singlet"), points=1)
+
+
+# Optiland 0.6.3 on two corpus files. The microscope objective (finite object, 0.5876 µm):
+# the shift of each focus from its on-axis value (the on-axis focus itself differs by
+# 1.4e-4 mm, the two codes' glass data); Optiland's aperture set to our stop diameter
+# (it reads the file's float-by-stop-size semi-diameter as a diameter). The Laikin
+# wide-angle lens with paraxial aiming at fields 0, 0.2, 0.4, 0.6 (Optiland reads the
+# file in inches: its numbers times 25.4).
+MICROSCOPE = (
+    [0.0, -0.0001774447532, -0.0007079238235, -0.001585882397, -0.00280209068],
+    [0.0, -0.0002441957702, -0.0009760987664, -0.002193659161, -0.003893470946],
+)
+LAIKIN = (
+    [0.001293591627, 0.00104129642, -0.0005479644294, -0.004963648999],
+    [0.001293591627, 0.001003466769, 2.819980384e-05, -0.002131488402],
+)
+
+
+def test_a_finite_object_corpus_design_equals_optiland():
+    optic = _load("kbg-MicroscopeObjective.zmx")
+    result = field_curvature(optic, points=5, wavelengths=[0.5875618])
+    for values, expected in zip((result.tangential, result.sagittal), MICROSCOPE):
+        shift = be.to_numpy(values)[0] - be.to_numpy(values)[0, 0]
+        np.testing.assert_allclose(shift, expected, atol=3e-6)
+
+
+def test_a_wide_angle_corpus_design_equals_optiland():
+    optic = _load("optiland-laikin_wide_angle.zmx")
+    optic.aiming = "paraxial"
+    result = field_curvature(optic, fields=[0.0, 0.2, 0.4, 0.6])
+    for values, expected in zip((result.tangential, result.sagittal), LAIKIN):
+        np.testing.assert_allclose(be.to_numpy(values)[0], np.array(expected) * 25.4, atol=1e-7)
