@@ -27,7 +27,8 @@ from .spot import in_image_frame
 __all__ = ["PARABASAL_OFFSET", "FieldCurvatureResult", "field_curvature", "normalized_fields"]
 
 PARABASAL_OFFSET = 1e-4
-"""δ: the pupil offset (normalized) of the parabasal rays about the chief ray."""
+"""δ: the pupil offset (normalized) of the parabasal rays about the chief ray (float64;
+in float32 it is eps^(1/3) ≈ 5e-3, where a 1e-4 offset would drown in round-off)."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,8 @@ def field_curvature(optic, fields=None, wavelengths=None, points=21) -> FieldCur
 
 def focus_shifts(optic, hy, wavelength):
     """(tangential, sagittal) focus shifts (mm) at normalized fields ``hy`` (array, shape (F,))."""
-    d = PARABASAL_OFFSET
+    # Round-off grows as eps/δ and truncation as δ²: in float32 the offset is eps^(1/3).
+    d = max(PARABASAL_OFFSET, be.machine_eps(hy) ** (1.0 / 3.0))
     zeros = be.zeros_like(hy)
     # Five rays per field: chief, tangential −δ/+δ, sagittal −δ/+δ.
     px = be.asarray([0.0, 0.0, 0.0, -d, d])
