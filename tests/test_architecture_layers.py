@@ -60,6 +60,7 @@ LAYERS = (
     ("optics.io", 18),
     ("optics.plot", 19),
     ("optics.plot_wavefront", 19),
+    ("optics.plot_analyses", 19),
     ("optics.cli", 20),
     ("optics.__main__", 20),
     ("optics", 20),

@@ -1,39 +1,57 @@
 """Analyses of traced rays: pure functions of ray bundles.
 
 Spot diagrams and ray fans, the wavefront (OPD and its Zernike fit), the FFT
-PSF and Strehl ratio, the MTF, and encircled energy.  The implementation
-modules are private; these names are the public API.
+PSF and Strehl ratio, the MTF, encircled energy, Seidel sums, field
+curvature, distortion and colour.  The implementation modules are private;
+these names are the public API.
 """
 
+from ._colour import FocalShiftResult, LateralColorResult, chromatic_focal_shift, lateral_color
+from ._distortion import DistortionResult, GridDistortion, distortion, grid_distortion
+from ._field_curvature import FieldCurvatureResult, field_curvature
 from ._mtf import MTFResult, diffraction_limit, geometric_mtf, mtf
 from ._opd import bundle_opd, opd
 from ._psf import PSFResult, SamplingWarning, psf
+from ._seidel import SeidelResult, seidel, wavefront_coefficients
 from ._wavefront import WavefrontResult, pupil_samples, wavefront
 from ._zernike_fit import ZernikeFit, zernike_evaluate, zernike_fit
 from .encircled_energy import EnergyResult, geometric_encircled_energy, psf_encircled_energy
 from .spot import SpotResult, ray_fan, spot_diagram, spot_statistics
 
 __all__ = [
+    "DistortionResult",
     "EnergyResult",
+    "FieldCurvatureResult",
+    "FocalShiftResult",
+    "GridDistortion",
+    "LateralColorResult",
     "MTFResult",
     "PSFResult",
     "SamplingWarning",
+    "SeidelResult",
     "SpotResult",
     "WavefrontResult",
     "ZernikeFit",
     "bundle_opd",
+    "chromatic_focal_shift",
     "diffraction_limit",
+    "distortion",
+    "field_curvature",
     "geometric_encircled_energy",
     "geometric_mtf",
+    "grid_distortion",
+    "lateral_color",
     "mtf",
     "opd",
     "psf",
     "psf_encircled_energy",
     "pupil_samples",
     "ray_fan",
+    "seidel",
     "spot_diagram",
     "spot_statistics",
     "wavefront",
+    "wavefront_coefficients",
     "zernike_evaluate",
     "zernike_fit",
 ]

@@ -32,6 +32,11 @@ _SUBCOMMANDS = (
     "optics.cli._psf",
     "optics.cli._convert",
     "optics.cli._tolerance",
+    "optics.cli._seidel",
+    "optics.cli._field_curvature",
+    "optics.cli._distortion",
+    "optics.cli._focal_shift",
+    "optics.cli._lateral_color",
 )
 
 

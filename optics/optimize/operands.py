@@ -21,6 +21,7 @@ from ..errors import ConfigurationError, SolveError
 from ..trace import trace_bundle
 from ..trace.object_field import unit_field_image_height
 from ..trace.real_image_height import field_parameters
+from .operands_analyses import ANALYSIS_OPERANDS
 from .operands_wavefront import WAVEFRONT_OPERANDS
 
 
@@ -311,4 +312,5 @@ OPERANDS = {
     "center_thickness": center_thickness,
     "edge_thickness": edge_thickness,
     **WAVEFRONT_OPERANDS,  # rms_wavefront, strehl, mtf
+    **ANALYSIS_OPERANDS,  # seidel, field_curvature, distortion_percent, focal_shift, lateral_color
 }
