@@ -26,9 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import backend as be
-from ._dispersion_formulas import FORMULAS
-from .errors import OpticsError
+from .. import backend as be
+from .._dispersion_formulas import FORMULAS
+from ..errors import OpticsError
+from . import _vendor
 
 DEFAULT_ORDER = ("schott", "ohara", "hoya", "cdgm", "sumita", "hikari", "lzos")
 """Catalogs searched first, in this order, for a glass named without a catalog.
@@ -67,14 +68,21 @@ class Dispersion:
         The table, shape (m,), sorted by wavelength in µm without repeats (None for a formula).
     wavelength_range : tuple of float or None
         (lowest, highest) wavelength in µm where the data are valid, when known.
+    thermal : ThermalData or None
+        The dn/dT constants D0, D1, D2, E0, E1, λtk (and the reference temperature)
+        where the source gives them; kept for thermal analysis, not used by the trace.
+    origin : str
+        Where the data come from: the database file, the AGF file or the vendor data sheet.
     """
 
     source: str
-    formula: int | None
+    formula: int | tuple | None
     coefficients: tuple = ()
     wavelengths: np.ndarray | None = None
     indices: np.ndarray | None = None
     wavelength_range: tuple | None = None
+    thermal: object = None
+    origin: str = ""
 
 
 # --- locating and reading the database -------------------------------------------------
@@ -130,9 +138,115 @@ def _catalog_index() -> dict:
                         glasses.setdefault(f"{book['BOOK']}/{page['PAGE']}", page["data"])
     if glasses:
         by_vendor[_GLASS_SHELF] = glasses
-    ordered = {name: by_vendor[name] for name in DEFAULT_ORDER if name in by_vendor}
+    for hook in CATALOG_HOOKS:
+        hook()  # e.g. optics.io.agf reading OPTICS_GLASS_CATALOGS once
+    ordered = {}
+    for name, pages in _USER_CATALOGS.items():  # user catalogs first, their glasses first
+        merged = dict(pages)
+        for page, data in by_vendor.get(name, {}).items():
+            merged.setdefault(page, data)
+        ordered[name] = merged
+    ordered.update((n, by_vendor[n]) for n in DEFAULT_ORDER if n in by_vendor and n not in ordered)
+    ordered.setdefault(CRYSTAL_CATALOG, dict(CRYSTALS))
     ordered.update((name, pages) for name, pages in by_vendor.items() if name not in ordered)
     return ordered
+
+
+# --- catalogs added at run time (AGF files, model glasses) and published crystal formulas ----
+
+CRYSTAL_CATALOG = "crystal"
+"""Catalog of crystals by their published formulas, searched right after :data:`DEFAULT_ORDER`."""
+
+CRYSTALS = {
+    "CaF2": "main/CaF2/nk/Malitson.yml",  # Malitson 1963, Sellmeier, 0.23-9.7 µm
+    "SAPPHIRE": "main/Al2O3/nk/Malitson-o.yml",  # Malitson 1962, ordinary ray, 0.2-5 µm
+    "MGF2": "main/MgF2/nk/Dodge-o.yml",  # Dodge 1984, ordinary ray, 0.2-7 µm
+    "GERMANIUM": "main/Ge/nk/Burnett.yml",  # Burnett et al. 2016, 2-14 µm
+    "SILICON": "main/Si/nk/Salzberg.yml",  # Salzberg and Villa 1957, 1.36-11 µm
+    "ZNSE": "main/ZnSe/nk/Connolly.yml",  # Connolly et al. 1979, 0.54-18.2 µm
+    "ZNS": "main/ZnS/nk/Debenham.yml",  # Debenham 1984 (CVD ZnS), 0.405-13 µm
+    "LIF": "main/LiF/nk/Li.yml",  # Li 1976, 0.1-11 µm
+}
+"""Crystal name -> the refractiveindex.info data file of its published formula (catalog
+``crystal``).  CaF2 is Malitson's 1963 Sellmeier formula, not a vendor's 4-decimal table."""
+
+_USER_CATALOGS: dict = {}
+_MODEL_GLASSES: dict = {}
+CATALOG_HOOKS: list = []
+"""Callables run when the catalog index is built (optics.io.agf adds the environment's catalogs)."""
+FALLBACK_SOURCES: list = [lambda: _vendor_dispersions()]
+"""Callables ``() -> {catalog: {name: Dispersion}}`` searched when no catalog has a name:
+the vendors' data sheets (:mod:`optics._glass_catalog._vendor`), loaded on first need."""
+
+
+def register_catalog(name: str, glasses: dict) -> None:
+    """Add (or replace) a user catalog: {glass name: Dispersion}; searched before the others.
+
+    A catalog of the same name as a database catalog (``schott``) is searched as one
+    catalog with it, the user's glasses first.
+    """
+    _USER_CATALOGS[str(name).strip().lower()] = dict(glasses)
+    _forget_index()
+
+
+def user_catalogs() -> tuple:
+    """Names of the user catalogs, in the order they are searched."""
+    return tuple(_USER_CATALOGS)
+
+
+def add_model_glass(name: str, nd: float, vd: float, origin: str = "") -> None:
+    """Supply a glass no catalog has as a model glass (nd, vd); see :func:`model_glass`."""
+    _MODEL_GLASSES[name.strip().casefold()] = (name.strip(), float(nd), float(vd), origin)
+
+
+def model_glass(name: str):
+    """(name, nd, vd, origin) of a model glass given by :func:`add_model_glass`, or None."""
+    return _MODEL_GLASSES.get(name.strip().casefold())
+
+
+def clear_user_glasses() -> None:
+    """Forget the user catalogs and model glasses."""
+    _USER_CATALOGS.clear()
+    _MODEL_GLASSES.clear()
+    _forget_index()
+
+
+def _forget_index():
+    _catalog_index.cache_clear()
+    glass_dispersion.cache_clear()
+
+
+def _vendor_dispersions() -> dict:
+    """The vendors' data sheets (:mod:`._vendor`) as {catalog: {name: Dispersion}}."""
+    return {
+        catalog: {
+            name: Dispersion(
+                record["source"],
+                record["formula"],
+                record["coefficients"],
+                thermal=(
+                    ThermalData(*record["thermal"], reference_temperature=20.0)
+                    if record["thermal"]
+                    else None
+                ),
+                origin=record["origin"],
+            )
+            for name, record in glasses.items()
+        }
+        for catalog, glasses in _vendor.vendor_catalogs().items()
+    }
+
+
+@functools.cache
+def fallback_catalogs() -> dict:
+    """{catalog: {name: Dispersion}} of the :data:`FALLBACK_SOURCES`, merged (loaded once)."""
+    merged: dict = {}
+    for source in FALLBACK_SOURCES:
+        for catalog, glasses in source().items():
+            pages = merged.setdefault(catalog, {})
+            for name, data in glasses.items():
+                pages.setdefault(name, data)
+    return merged
 
 
 def catalogs() -> tuple:
@@ -172,6 +286,10 @@ def resolve(name: str, catalog: str | None = None) -> tuple:
         searched = index
     else:
         key = str(catalog).strip().lower()
+        if key not in index and FALLBACK_SOURCES and key in fallback_catalogs():
+            found = _find_fallback(name, key)
+            if found is not None:
+                return found
         if key not in index:
             raise UnknownGlassError(
                 f"unknown glass catalog {catalog!r}; catalogs: {', '.join(index)}"
@@ -189,7 +307,24 @@ def resolve(name: str, catalog: str | None = None) -> tuple:
                 break
     if found is not None:
         return found
+    found = _find_fallback(name, catalog)
+    if found is not None:
+        return found
     raise UnknownGlassError(_unknown_glass_message(name, catalog, searched, index))
+
+
+def _find_fallback(name, catalog=None):
+    """(name, catalog) of a glass only the vendors' data sheets have (exact name, any case)."""
+    if not FALLBACK_SOURCES:
+        return None
+    folded = name.strip().casefold()
+    for cat, pages in fallback_catalogs().items():
+        if catalog is not None and cat != str(catalog).strip().lower():
+            continue
+        for page in pages:
+            if page.casefold() == folded:
+                return page, cat
+    return None
 
 
 def _fold(name: str) -> str:
@@ -243,7 +378,12 @@ def _unknown_glass_message(name, catalog, searched, index):
 @functools.cache
 def glass_dispersion(name: str, catalog: str) -> Dispersion:
     """The cached dispersion data of a resolved glass (see :func:`resolve`)."""
-    path = database_path() / "data" / _catalog_index()[catalog][name]
+    entry = _catalog_index().get(catalog, {}).get(name)
+    if entry is None:
+        entry = fallback_catalogs()[catalog][name]
+    if isinstance(entry, Dispersion):
+        return entry
+    path = database_path() / "data" / entry
     return read_dispersion(path, source=f"{catalog} {name}")
 
 
@@ -262,7 +402,10 @@ def read_dispersion(path, source: str | None = None) -> Dispersion:
         Name for messages; the path by default.
     """
     source = str(path) if source is None else source
-    for entry in (_load_yaml(Path(path)) or {}).get("DATA", []):
+    document = _load_yaml(Path(path)) or {}
+    origin = _origin(Path(path))
+    thermal = _thermal(document)
+    for entry in document.get("DATA", []):
         kind = entry.get("type", "").split()
         if kind[:1] == ["formula"]:
             formula = int(kind[1])
@@ -271,13 +414,84 @@ def read_dispersion(path, source: str | None = None) -> Dispersion:
             coefficients = tuple(float(c) for c in entry["coefficients"].split())
             bounds = entry.get("wavelength_range")
             valid = tuple(float(b) for b in bounds.split()) if bounds else None
-            return Dispersion(source, formula, coefficients, wavelength_range=valid)
+            return Dispersion(
+                source,
+                formula,
+                coefficients,
+                wavelength_range=valid,
+                thermal=thermal,
+                origin=origin,
+            )
         if kind in (["tabulated", "n"], ["tabulated", "nk"]):
-            return _table(source, entry["data"])
+            return _table(source, entry["data"], origin)
     raise OpticsError(f"{source}: the data file has no refractive-index data")
 
 
-def _table(source, text):
+def _origin(path: Path) -> str:
+    """``refractiveindex.info data/specs/...yml`` for a database file, else the path."""
+    try:
+        return f"refractiveindex.info {path.relative_to(database_path()).as_posix()}"
+    except (ValueError, OpticsError):
+        return str(path)
+
+
+def _thermal(document):
+    """The dn/dT constants of a data file (``thermal_dispersion`` of type ``formula A``,
+    Schott's formula), with its ``temperature`` (whole kelvin, 293 for 20 °C) as the
+    reference temperature in °C."""
+    properties = document.get("PROPERTIES") or document.get("SPECS") or {}
+    for entry in properties.get("thermal_dispersion") or []:
+        if entry.get("type", "").strip() == "formula A":
+            values = [float(c) for c in entry.get("coefficients", "").split()]
+            values += [0.0] * max(0, 6 - len(values))
+            kelvin = (document.get("CONDITIONS") or {}).get("temperature")
+            # the database writes 20 °C as 293 K
+            reference = float(kelvin) - 273.0 if kelvin else None
+            return ThermalData(*values[:6], reference_temperature=reference)
+    return None
+
+
+@dataclass(frozen=True)
+class ThermalData:
+    """A glass's dn/dT constants (Schott's formula), as AGF ``TD`` lines and data sheets give them.
+
+    Δn_abs(λ, ΔT) = (n² − 1)/(2n) · (D0 ΔT + D1 ΔT² + D2 ΔT³ + (E0 ΔT + E1 ΔT²)/(λ² − λtk²)),
+    ΔT from ``reference_temperature``.  Kept for thermal analysis; not used by the trace.
+
+    Attributes
+    ----------
+    d0, d1, d2 : float
+        1/K, 1/K², 1/K³.
+    e0, e1 : float
+        µm²/K, µm²/K².
+    lambda_tk : float
+        µm.
+    reference_temperature : float or None
+        °C (20 for most vendors), None when the source does not say.
+    """
+
+    d0: float
+    d1: float
+    d2: float
+    e0: float
+    e1: float
+    lambda_tk: float
+    reference_temperature: float | None = None
+
+    def as_dict(self) -> dict:
+        """The constants under the names D0, D1, D2, E0, E1, lambda_tk, reference_temperature."""
+        return {
+            "D0": self.d0,
+            "D1": self.d1,
+            "D2": self.d2,
+            "E0": self.e0,
+            "E1": self.e1,
+            "lambda_tk": self.lambda_tk,
+            "reference_temperature": self.reference_temperature,
+        }
+
+
+def _table(source, text, origin=""):
     """A tabulated entry as a Dispersion: rows sorted by wavelength, repeats dropped."""
     rows = np.array(
         [[float(v) for v in line.split()[:2]] for line in text.split("\n") if line.strip()]
@@ -288,7 +502,12 @@ def _table(source, text):
     indices.setflags(write=False)
     valid = (float(wavelengths[0]), float(wavelengths[-1]))
     return Dispersion(
-        source, None, wavelengths=wavelengths, indices=indices, wavelength_range=valid
+        source,
+        None,
+        wavelengths=wavelengths,
+        indices=indices,
+        wavelength_range=valid,
+        origin=origin,
     )
 
 
@@ -297,6 +516,7 @@ def clear_cache() -> None:
     database_path.cache_clear()
     _catalog_index.cache_clear()
     glass_dispersion.cache_clear()
+    fallback_catalogs.cache_clear()
     _WARNED.clear()
 
 
