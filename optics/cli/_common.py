@@ -56,6 +56,52 @@ def add_lens_options(parser):
         help=".zmx files: a glass missing from the glass database becomes the model glass "
         "(nd, vd) written on its GLAS line, with a warning (default: an error)",
     )
+    parser.add_argument(
+        "--glass-catalog",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a Zemax AGF glass catalog searched first, as the catalog named by its file name "
+        "(repeatable; also OPTICS_GLASS_CATALOGS, paths separated by the path separator)",
+    )
+    parser.add_argument(
+        "--glass",
+        action="append",
+        default=[],
+        type=_model_glass_option,
+        metavar="NAME=nd,vd",
+        help="supply a glass that no catalog has as a model glass, e.g. N-FK56=1.43425,94.95 "
+        "(repeatable)",
+    )
+
+
+def _model_glass_option(text):
+    """argparse type of --glass: ``NAME=nd,vd`` -> (name, nd, vd)."""
+    name, equals, numbers = text.partition("=")
+    parts = numbers.split(",")
+    if not equals or not name.strip() or len(parts) != 2:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=nd,vd (e.g. N-FK56=1.43425,94.95), not {text!r}"
+        )
+    try:
+        nd, vd = (float(p) for p in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"nd and vd must be numbers, not {numbers!r}") from None
+    if not (math.isfinite(nd) and 1.0 < nd <= 100.0 and math.isfinite(vd) and 0.0 < vd <= 1e6):
+        raise argparse.ArgumentTypeError(f"{text!r}: needs 1 < nd <= 100 and 0 < vd <= 1e6")
+    return name.strip(), nd, vd
+
+
+def apply_glass_options(args):
+    """Register the command's --glass-catalog files and --glass model glasses (OpticsError)."""
+    from ..io import agf
+    from ..materials import add_model_glass
+
+    agf.load_environment_catalogs()
+    for path in getattr(args, "glass_catalog", None) or []:
+        agf.add_glass_catalog(path)
+    for name, nd, vd in getattr(args, "glass", None) or []:
+        add_model_glass(name, nd, vd)
 
 
 def load_lens(path, *, aiming=None, glass_fallback=None):
@@ -87,7 +133,9 @@ def load_lens(path, *, aiming=None, glass_fallback=None):
 
 def lens_from_args(args, path=None):
     """:func:`load_lens` of ``path`` (default ``args.lens``) with the command's
-    ``--aiming`` and ``--glass-fallback`` options, where it has them."""
+    ``--aiming``, ``--glass-fallback``, ``--glass-catalog`` and ``--glass`` options, where
+    it has them."""
+    apply_glass_options(args)
     return load_lens(
         args.lens if path is None else path,
         aiming=getattr(args, "aiming", None),
