@@ -50,25 +50,38 @@ def vendor_catalogs() -> dict:
     """{catalog: {glass name: record}} of every vendor sheet; {} without opticalglass.
 
     A record is a dict with ``source``, ``formula``, ``coefficients``, ``thermal`` (the six
-    constants D0, D1, D2, E0, E1, λtk at 20 °C, or None) and ``origin``.
+    constants D0, D1, D2, E0, E1, λtk at 20 °C, or None) and ``origin``.  The vendor
+    modules (``opticalglass.schott`` ...) are imported directly: opticalglass 2's
+    ``glassfactory`` downloads the refractiveindex.info database when imported.  A sheet
+    that fails to load is left out with one RuntimeWarning.
     """
     if not available():
         return {}
+    from importlib import import_module
     from importlib.metadata import version
-
-    from opticalglass import glassfactory
 
     release = version("opticalglass")
     found = {}
     for vendor in VENDORS:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # spreadsheet-reader chatter
-            catalog = glassfactory.get_glass_catalog(vendor)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # spreadsheet-reader chatter
+                module = import_module(f"opticalglass.{vendor.lower()}")
+                catalog = getattr(module, f"{vendor}Catalog")()
+                names = [str(n) for n in catalog.get_glass_names()]
+        except Exception as err:  # noqa: BLE001 - a third-party reader's failure, reported
+            warnings.warn(
+                f"opticalglass {release}: the {vendor} data sheet could not be read "
+                f"({type(err).__name__}: {err}); its glasses are left out",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            continue
         glasses = {}
-        for name in catalog.get_glass_names():
-            data = _dispersion(catalog, vendor, str(name), release)
+        for name in names:
+            data = _dispersion(catalog, vendor, name, release)
             if data is not None:
-                glasses.setdefault(str(name).strip(), data)
+                glasses.setdefault(name.strip(), data)
         found[vendor.lower()] = glasses
     return found
 

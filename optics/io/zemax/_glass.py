@@ -92,7 +92,8 @@ def material(record, where, gcat_names, glass_fallback=None, warned=None):
                 "GLAS line holds no nd to fall back on"
             ) from None
         message = (
-            f"{where}: glass {name!r} is in no glass catalog; using the model glass made of "
+            f"{where}: glass {name!r} is not in the glass database nor in any glass catalog; "
+            "using the model glass made of "
             f"the nd and vd written on its GLAS line (line {record.line}: nd = {nd!r}, "
             f"vd = {vd!r}; they are what the editor last held, not necessarily this glass's) "
             "as --glass-fallback model asks"
