@@ -242,3 +242,10 @@ def test_cli_glass_catalog_option(tmp_path, capsys, no_vendor_sheets):
     assert main(["analyze", str(path), "--glass-catalog", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "bad.agf: line 1: glass 'X': dispersion formula 99" in err[0]
+
+
+def test_a_glass_from_a_maker_the_gcat_line_does_not_list_is_announced(no_vendor_sheets):
+    # SCHOTT's old SK16 is in no catalog optics has; HIKARI's SK16 stands in, with a warning.
+    with pytest.warns(zemax.ZemaxWarning, match="using HIKARI's SK16, a glass of that name"):
+        data = zemax.reads(zmx_bytes("SK16", "1.62", "60.3"), "sk16.zmx")
+    assert data["surfaces"][1]["material"] == {"name": "SK16", "catalog": "hikari"}

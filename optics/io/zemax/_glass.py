@@ -76,7 +76,7 @@ def material(record, where, gcat_names, glass_fallback=None, warned=None):
     if status == 1 or name.upper() in MODEL_NAMES:
         return model(nd, vd, where, record)
     try:
-        return resolve(name, gcat_names, where)
+        found = resolve(name, gcat_names, where)
     except LensFileError:
         substitute = zemax_substitute(name, gcat_names, where, warned)
         if substitute is not None:
@@ -107,6 +107,32 @@ def material(record, where, gcat_names, glass_fallback=None, warned=None):
             )
         warnings.warn(message, ZemaxWarning, stacklevel=2)
         return model(nd, vd, where, record)
+    _warn_other_maker(name, found, gcat_names, where, warned)
+    return found
+
+
+def _warn_other_maker(name, found, gcat_names, where, warned):
+    """Warn once per name when a glass comes from a maker the file's GCAT line does not list.
+
+    ``SK16`` in a file with ``GCAT SCHOTT`` is HIKARI's SK16 here (SCHOTT's old SK16 is in
+    no catalog optics has); the crystal catalog (OpticStudio's MISC) is not a maker.
+    """
+    listed = catalog_order(gcat_names)[: len(gcat_names)]
+    catalog = found["catalog"]
+    if not gcat_names or catalog in listed or catalog == _glass_catalog.CRYSTAL_CATALOG:
+        return
+    key = ("maker", name.upper())
+    if warned is not None and key in warned:
+        return
+    if warned is not None:
+        warned.add(key)
+    warnings.warn(
+        f"{where}: glass {name!r} is in none of the file's catalogs (GCAT "
+        f"{' '.join(gcat_names)}); using {catalog.upper()}'s {found['name']}, a glass of that "
+        "name from another maker (give the file's own with --glass-catalog FILE.agf)",
+        ZemaxWarning,
+        stacklevel=3,
+    )
 
 
 _PLACEHOLDER_ND = 5e-5
