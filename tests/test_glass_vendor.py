@@ -249,3 +249,29 @@ def test_a_glass_from_a_maker_the_gcat_line_does_not_list_is_announced(no_vendor
     with pytest.warns(zemax.ZemaxWarning, match="using HIKARI's SK16, a glass of that name"):
         data = zemax.reads(zmx_bytes("SK16", "1.62", "60.3"), "sk16.zmx")
     assert data["surfaces"][1]["material"] == {"name": "SK16", "catalog": "hikari"}
+
+
+def test_the_files_gcat_catalog_from_an_agf_file_wins(tmp_path, no_vendor_sheets):
+    # A user's SCHOTT.AGF with an SK16 (coefficients of this test, not SCHOTT's): a GCAT
+    # SCHOTT file's SK16 is then that one, not HIKARI's, and no maker warning is given.
+    from optics.io import agf
+
+    path = tmp_path / "SCHOTT.AGF"
+    path.write_text("NM SK16 2 620603 1.62041 60.32 0 2 0\nCD 1.34 0.007 0.24 0.023 0.99 92.6\n")
+    agf.add_glass_catalog(path)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", zemax.ZemaxWarning)
+        data = zemax.reads(zmx_bytes("SK16", "1.62", "60.3"), "sk16.zmx")
+    assert data["surfaces"][1]["material"] == {"name": "SK16", "catalog": "schott"}
+
+
+def test_crystals_are_written_as_opticstudios_misc_glasses():
+    text = ZMX.format(glass="CAF2", nd="1.43", vd="95").replace("GCAT SCHOTT", "GCAT MISC")
+    optic = zemax.loads(codecs.BOM_UTF16_LE + text.encode("utf-16-le"), "caf2.zmx")
+    assert optic.surfaces[1].material.catalog == "crystal"
+    written = zemax.dumps(optic)
+    assert "GCAT MISC" in written and "GLAS CAF2 " in written
+    again = zemax.loads(zemax.encode(written), "again.zmx")
+    assert again.surfaces[1].material == optic.surfaces[1].material

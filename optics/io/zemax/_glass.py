@@ -215,11 +215,18 @@ def zemax_substitute(name, gcat_names, where, warned=None):
     return None
 
 
+_INFRARED = frozenset({"GERMANIUM", "SILICON", "ZNSE", "ZNS"})
+
+
 def zemax_name(name, catalog):
-    """(OpticStudio name, catalog) for a database glass that SUBSTITUTES maps to, else None."""
+    """(OpticStudio name, catalog) for a database glass that SUBSTITUTES maps to, or for a
+    crystal (``CaF2`` of the crystal catalog is MISC's ``CAF2``, GERMANIUM INFRARED's), else
+    None."""
     for (zemax_catalog, zemax_glass), (glass, _) in SUBSTITUTES.items():
         if glass == (name, catalog) and glass[1] == "glass":
             return zemax_glass, zemax_catalog.lower()
+    if catalog == _glass_catalog.CRYSTAL_CATALOG:
+        return name.upper(), "infrared" if name.upper() in _INFRARED else "misc"
     return None
 
 
