@@ -136,13 +136,14 @@ def _agf_sellmeier(wl, c, terms, constant=False):
 
 
 def _agf_sellmeier2(wl, c):
-    """AGF 4, Sellmeier 2: n² − 1 = A + B1 λ²/(λ² − λ1²) + B2 λ²/(λ² − λ2²)."""
+    """AGF 4, Sellmeier 2: n² − 1 = A + B1 λ²/(λ² − λ1²) + B2/(λ² − λ2²) (no λ² on B2)."""
     a, b1, l1, b2, l2 = _padded(c, 5)
     lam2 = be.square(wl)
     n2 = be.full_like(wl, 1.0 + a)
-    for strength, resonance in ((b1, l1), (b2, l2)):
-        if strength != 0.0:
-            n2 = n2 + strength * lam2 / (lam2 - resonance * resonance)
+    if b1 != 0.0:
+        n2 = n2 + b1 * lam2 / (lam2 - l1 * l1)
+    if b2 != 0.0:
+        n2 = n2 + b2 / (lam2 - l2 * l2)
     return be.sqrt(n2)
 
 
