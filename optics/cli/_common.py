@@ -60,6 +60,7 @@ def add_lens_options(parser):
         "--glass-catalog",
         action="append",
         default=[],
+        type=_glass_catalog_option,
         metavar="FILE",
         help="a Zemax AGF glass catalog searched first, as the catalog named by its file name "
         "(repeatable; also OPTICS_GLASS_CATALOGS, paths separated by the path separator)",
@@ -75,8 +76,20 @@ def add_lens_options(parser):
     )
 
 
+def _glass_catalog_option(text):
+    """argparse type of --glass-catalog: reads and registers the AGF file (every command that
+    has the option gets its glasses, whatever loads the lens); the path."""
+    from ..io import agf
+
+    try:
+        agf.add_glass_catalog(text)
+    except OpticsError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
+
+
 def _model_glass_option(text):
-    """argparse type of --glass: ``NAME=nd,vd`` -> (name, nd, vd)."""
+    """argparse type of --glass: ``NAME=nd,vd`` -> (name, nd, vd), registered as it is read."""
     name, equals, numbers = text.partition("=")
     parts = numbers.split(",")
     if not equals or not name.strip() or len(parts) != 2:
@@ -89,19 +102,18 @@ def _model_glass_option(text):
         raise argparse.ArgumentTypeError(f"nd and vd must be numbers, not {numbers!r}") from None
     if not (math.isfinite(nd) and 1.0 < nd <= 100.0 and math.isfinite(vd) and 0.0 < vd <= 1e6):
         raise argparse.ArgumentTypeError(f"{text!r}: needs 1 < nd <= 100 and 0 < vd <= 1e6")
+    from ..materials import add_model_glass
+
+    add_model_glass(name.strip(), nd, vd)
     return name.strip(), nd, vd
 
 
 def apply_glass_options(args):
-    """Register the command's --glass-catalog files and --glass model glasses (OpticsError)."""
+    """Read OPTICS_GLASS_CATALOGS (OpticsError on a bad file); --glass-catalog and --glass
+    are registered while the command line is parsed."""
     from ..io import agf
-    from ..materials import add_model_glass
 
     agf.load_environment_catalogs()
-    for path in getattr(args, "glass_catalog", None) or []:
-        agf.add_glass_catalog(path)
-    for name, nd, vd in getattr(args, "glass", None) or []:
-        add_model_glass(name, nd, vd)
 
 
 def load_lens(path, *, aiming=None, glass_fallback=None):
