@@ -38,7 +38,9 @@ __all__ = [
     "ConstantIndex",
     "Material",
     "Mirror",
+    "add_model_glass",
     "material_from_spec",
+    "material_source",
 ]
 
 WAVELENGTH_D = 0.5875618
@@ -219,6 +221,24 @@ class CatalogGlass(Material):
         data = _glass_catalog.glass_dispersion(self.name, self.catalog)
         return _glass_catalog.evaluate(data, wavelength)
 
+    @property
+    def source(self) -> str:
+        """Where the glass's data come from, e.g. ``"refractiveindex.info
+        data/specs/schott/optical/N-BK7.yml"``, ``"AGF lightpath.agf, line 40"`` or
+        ``"Schott data sheet (opticalglass 1.1.1)"``."""
+        from . import _glass_catalog
+
+        data = _glass_catalog.glass_dispersion(self.name, self.catalog)
+        return data.origin or data.source
+
+    @property
+    def thermal(self):
+        """The glass's dn/dT constants (:class:`optics._glass_catalog.ThermalData`: D0, D1,
+        D2, E0, E1, λtk, reference temperature) where its source gives them, else None."""
+        from . import _glass_catalog
+
+        return _glass_catalog.glass_dispersion(self.name, self.catalog).thermal
+
     def to_spec(self):
         """The bare name when a lookup without a catalog finds this glass, else a table."""
         from . import _glass_catalog
@@ -343,6 +363,9 @@ def _catalog_glass(name, catalog, spec, where):
     try:
         return CatalogGlass(name, catalog)
     except _glass_catalog.UnknownGlassError as err:
+        supplied = _glass_catalog.model_glass(name) if catalog is None else None
+        if supplied is not None:  # add_model_glass / --glass NAME=nd,vd
+            return Abbe(supplied[1], supplied[2])
         raise _bad(spec, where, str(err)) from err
     except _glass_catalog.GlassCatalogUnavailableError as err:
         raise _glass_catalog.GlassCatalogUnavailableError(
@@ -373,3 +396,49 @@ def _prefix(where):
 def _bad(spec, where, reason):
     """The LensFileError for a bad ``material`` value."""
     return LensFileError(f"{_prefix(where)}material = {spec!r}: {reason}")
+
+
+def add_model_glass(name: str, nd: float, vd: float) -> None:
+    """Supply a glass that no catalog has as a model glass (the Abbe model, nd and vd).
+
+    Lens files and .zmx files that name ``name`` (any letter case) then get
+    ``Abbe(nd, vd)`` for it instead of an unknown-glass error; a glass a catalog has
+    is never replaced.  ``optics ... --glass NAME=nd,vd`` calls this.
+
+    Parameters
+    ----------
+    name : str
+    nd : float
+        d-line index, 1 < nd <= 100.
+    vd : float
+        Abbe number, 0 < vd <= 1e6.
+
+    Raises
+    ------
+    OpticsError
+        An empty name or nd, vd out of range.
+    """
+    from . import _glass_catalog
+
+    if not isinstance(name, str) or not name.strip():
+        raise OpticsError(f"a model glass needs a name, not {name!r}")
+    for key, value, lower, upper in (("nd", nd, 1.0, MAX_INDEX), ("vd", vd, 0.0, MAX_ABBE)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise OpticsError(f"model glass {name}: {key} must be a number, not {value!r}")
+        if not (math.isfinite(value) and lower < value <= upper):
+            raise OpticsError(
+                f"model glass {name}: {key} must be greater than {lower:g} and at most "
+                f"{upper:g}, not {value!r}"
+            )
+    _glass_catalog.add_model_glass(name, nd, vd, origin="given by the user (--glass)")
+
+
+def material_source(material: Material) -> str:
+    """Where a material's index comes from, in words (for tables and ``analyze --json``)."""
+    if isinstance(material, CatalogGlass):
+        return f"{material.catalog}: {material.source}"
+    if isinstance(material, Abbe):
+        return "model glass (nd, vd)"
+    if isinstance(material, ConstantIndex):
+        return "constant index"
+    return material.to_spec() if material.is_mirror or isinstance(material, Air) else ""

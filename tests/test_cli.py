@@ -25,7 +25,7 @@ def test_analyze_json_reproduces_reference(capsys, backend_name):
     if backend_name == "torch":
         pytest.importorskip("torch")
     report = _run_json(capsys, ["analyze", LENS, "--json", "--backend", backend_name])
-    assert set(report) == {"name", "backend", "aiming", "paraxial", "spot"}
+    assert set(report) == {"name", "backend", "aiming", "paraxial", "spot", "materials"}
     assert report["backend"] == backend_name
     assert set(report["paraxial"]) == {
         "efl",

@@ -77,7 +77,23 @@ def analysis_report(optic, rings, backend_name):
         "aiming": aiming_mode(optic),
         "paraxial": paraxial_data,
         "spot": spots,
+        "materials": _materials(optic),
     }
+
+
+def _materials(optic):
+    """One entry per surface with a medium after it: the material and where its data come from."""
+    from ..materials import Air, material_source
+
+    entries = []
+    for number, surface in enumerate(optic.surfaces):
+        material = getattr(surface, "material", None)
+        if material is None or isinstance(material, Air):
+            continue
+        entries.append(
+            {"surface": number, "material": material.to_spec(), "source": material_source(material)}
+        )
+    return entries
 
 
 def run(args):

@@ -56,6 +56,64 @@ def add_lens_options(parser):
         help=".zmx files: a glass missing from the glass database becomes the model glass "
         "(nd, vd) written on its GLAS line, with a warning (default: an error)",
     )
+    parser.add_argument(
+        "--glass-catalog",
+        action="append",
+        default=[],
+        type=_glass_catalog_option,
+        metavar="FILE",
+        help="a Zemax AGF glass catalog searched first, as the catalog named by its file name "
+        "(repeatable; also OPTICS_GLASS_CATALOGS, paths separated by the path separator)",
+    )
+    parser.add_argument(
+        "--glass",
+        action="append",
+        default=[],
+        type=_model_glass_option,
+        metavar="NAME=nd,vd",
+        help="supply a glass that no catalog has as a model glass, e.g. N-FK56=1.43425,94.95 "
+        "(repeatable)",
+    )
+
+
+def _glass_catalog_option(text):
+    """argparse type of --glass-catalog: reads and registers the AGF file (every command that
+    has the option gets its glasses, whatever loads the lens); the path."""
+    from ..io import agf
+
+    try:
+        agf.add_glass_catalog(text)
+    except OpticsError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
+
+
+def _model_glass_option(text):
+    """argparse type of --glass: ``NAME=nd,vd`` -> (name, nd, vd), registered as it is read."""
+    name, equals, numbers = text.partition("=")
+    parts = numbers.split(",")
+    if not equals or not name.strip() or len(parts) != 2:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=nd,vd (e.g. N-FK56=1.43425,94.95), not {text!r}"
+        )
+    try:
+        nd, vd = (float(p) for p in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"nd and vd must be numbers, not {numbers!r}") from None
+    if not (math.isfinite(nd) and 1.0 < nd <= 100.0 and math.isfinite(vd) and 0.0 < vd <= 1e6):
+        raise argparse.ArgumentTypeError(f"{text!r}: needs 1 < nd <= 100 and 0 < vd <= 1e6")
+    from ..materials import add_model_glass
+
+    add_model_glass(name.strip(), nd, vd)
+    return name.strip(), nd, vd
+
+
+def apply_glass_options(args):
+    """Read OPTICS_GLASS_CATALOGS (OpticsError on a bad file); --glass-catalog and --glass
+    are registered while the command line is parsed."""
+    from ..io import agf
+
+    agf.load_environment_catalogs()
 
 
 def load_lens(path, *, aiming=None, glass_fallback=None):
@@ -87,7 +145,9 @@ def load_lens(path, *, aiming=None, glass_fallback=None):
 
 def lens_from_args(args, path=None):
     """:func:`load_lens` of ``path`` (default ``args.lens``) with the command's
-    ``--aiming`` and ``--glass-fallback`` options, where it has them."""
+    ``--aiming``, ``--glass-fallback``, ``--glass-catalog`` and ``--glass`` options, where
+    it has them."""
+    apply_glass_options(args)
     return load_lens(
         args.lens if path is None else path,
         aiming=getattr(args, "aiming", None),

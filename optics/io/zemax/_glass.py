@@ -9,7 +9,11 @@ used only when asked (``glass_fallback="model"``).
 
 A catalog name is looked up exactly (letter case aside) in the catalogs the
 file's GCAT line lists, in that order, and then in every other catalog of the
-glass database; nothing close is ever taken for it.
+glass database; nothing close is ever taken for it.  A catalog is the user's
+AGF files of that name (``--glass-catalog``, ``OPTICS_GLASS_CATALOGS``), then
+the refractiveindex.info snapshot's book of that vendor; a name none of them
+has is then looked up in the vendors' data sheets (opticalglass) in the same
+order, then among the model glasses given with ``--glass NAME=nd,vd``.
 """
 
 from __future__ import annotations
@@ -18,9 +22,16 @@ import warnings
 
 from ... import _glass_catalog
 from ...errors import LensFileError
+from .. import agf  # noqa: F401  (reads OPTICS_GLASS_CATALOGS when the catalogs are indexed)
 
-# OpticStudio catalog names (GCAT) to the database's catalogs (lower case).
-_CATALOG_ALIASES = {"SUMITA_AUG2011": "sumita", "LIGHTPATH": "lightpath"}
+# OpticStudio catalog names (GCAT) to the database's catalogs (lower case).  MISC and
+# INFRARED hold OpticStudio's crystals (CAF2, SAPPHIRE, GERMANIUM ...): the crystal catalog.
+_CATALOG_ALIASES = {
+    "SUMITA_AUG2011": "sumita",
+    "LIGHTPATH": "lightpath",
+    "MISC": _glass_catalog.CRYSTAL_CATALOG,
+    "INFRARED": _glass_catalog.CRYSTAL_CATALOG,
+}
 MODEL_NAMES = frozenset({"___BLANK", ""})
 
 
@@ -65,11 +76,14 @@ def material(record, where, gcat_names, glass_fallback=None, warned=None):
     if status == 1 or name.upper() in MODEL_NAMES:
         return model(nd, vd, where, record)
     try:
-        return resolve(name, gcat_names, where)
+        found = resolve(name, gcat_names, where)
     except LensFileError:
         substitute = zemax_substitute(name, gcat_names, where, warned)
         if substitute is not None:
             return substitute
+        supplied = _glass_catalog.model_glass(name)
+        if supplied is not None:  # --glass NAME=nd,vd
+            return {"nd": supplied[1], "vd": supplied[2]}
         if glass_fallback != "model":
             raise
         if not nd > 0:
@@ -77,13 +91,85 @@ def material(record, where, gcat_names, glass_fallback=None, warned=None):
                 f"{where}: line {record.line}: glass {name!r} is not in the database and its "
                 "GLAS line holds no nd to fall back on"
             ) from None
-        warnings.warn(
-            f"{where}: glass {name!r} is not in the glass database; using the model glass "
-            f"on its GLAS line (nd = {nd!r}, vd = {vd!r}) as --glass-fallback model asks",
-            ZemaxWarning,
-            stacklevel=2,
+        message = (
+            f"{where}: glass {name!r} is not in the glass database nor in any glass catalog; "
+            "using the model glass made of "
+            f"the nd and vd written on its GLAS line (line {record.line}: nd = {nd!r}, "
+            f"vd = {vd!r}; they are what the editor last held, not necessarily this glass's) "
+            "as --glass-fallback model asks"
         )
+        lookalike = placeholder_glass(nd, vd, gcat_names, name)
+        if lookalike is not None:
+            message += (
+                f". WARNING: these are {lookalike}'s nd/vd, very likely a placeholder: the "
+                f"lens's colour correction is wrong; give the real glass with "
+                f"--glass {name}=ND,VD or --glass-catalog FILE.agf"
+            )
+        warnings.warn(message, ZemaxWarning, stacklevel=2)
         return model(nd, vd, where, record)
+    _warn_other_maker(name, found, gcat_names, where, warned)
+    return found
+
+
+def _warn_other_maker(name, found, gcat_names, where, warned):
+    """Warn once per name when a glass comes from a maker the file's GCAT line does not list.
+
+    ``SK16`` in a file with ``GCAT SCHOTT`` is HIKARI's SK16 here (SCHOTT's old SK16 is in
+    no catalog optics has); the crystal catalog (OpticStudio's MISC) is not a maker.
+    """
+    listed = catalog_order(gcat_names)[: len(gcat_names)]
+    catalog = found["catalog"]
+    if not gcat_names or catalog in listed or catalog == _glass_catalog.CRYSTAL_CATALOG:
+        return
+    key = ("maker", name.upper())
+    if warned is not None and key in warned:
+        return
+    if warned is not None:
+        warned.add(key)
+    warnings.warn(
+        f"{where}: glass {name!r} is in none of the file's catalogs (GCAT "
+        f"{' '.join(gcat_names)}); using {catalog.upper()}'s {found['name']}, a glass of that "
+        "name from another maker (give the file's own with --glass-catalog FILE.agf)",
+        ZemaxWarning,
+        stacklevel=3,
+    )
+
+
+_PLACEHOLDER_ND = 5e-5
+_PLACEHOLDER_VD = 0.05
+_PLACEHOLDER_CATALOGS = ("schott",)
+
+
+def placeholder_glass(nd, vd, gcat_names=(), name=""):
+    """The catalog glass (``"N-BK7 (schott)"``) whose nd and vd a GLAS line carries, or None.
+
+    A model glass's nd within 5e-5 and vd within 0.05 of a glass of the file's
+    GCAT catalogs or Schott's (nd at 0.5875618 µm, vd from the F and C lines of
+    its catalog data) is taken for that glass's numbers left on the line.
+    """
+    import numpy as np
+
+    from ...materials import WAVELENGTH_C, WAVELENGTH_D, WAVELENGTH_F
+
+    index = _glass_catalog._catalog_index()
+    order = [c for c in catalog_order(gcat_names)[: len(gcat_names)] if c in index]
+    order += [c for c in _PLACEHOLDER_CATALOGS if c not in order and c in index]
+    lines = np.array([WAVELENGTH_D, WAVELENGTH_F, WAVELENGTH_C])
+    for catalog in order:
+        for page in index[catalog]:
+            if page.casefold() == name.casefold():
+                continue
+            try:
+                data = _glass_catalog.glass_dispersion(page, catalog)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    n_d, n_f, n_c = (float(v) for v in _glass_catalog.evaluate(data, lines))
+            except Exception:  # noqa: BLE001 - a glass whose data cannot say is no match
+                continue
+            if abs(n_d - nd) < _PLACEHOLDER_ND and n_f != n_c:
+                if abs((n_d - 1.0) / (n_f - n_c) - vd) < _PLACEHOLDER_VD:
+                    return f"{page} ({catalog})"
+    return None
 
 
 # OpticStudio catalogs the glass database lacks: (catalog, glass) -> (database glass, why).
@@ -129,11 +215,18 @@ def zemax_substitute(name, gcat_names, where, warned=None):
     return None
 
 
+_INFRARED = frozenset({"GERMANIUM", "SILICON", "ZNSE", "ZNS"})
+
+
 def zemax_name(name, catalog):
-    """(OpticStudio name, catalog) for a database glass that SUBSTITUTES maps to, else None."""
+    """(OpticStudio name, catalog) for a database glass that SUBSTITUTES maps to, or for a
+    crystal (``CaF2`` of the crystal catalog is MISC's ``CAF2``, GERMANIUM INFRARED's), else
+    None."""
     for (zemax_catalog, zemax_glass), (glass, _) in SUBSTITUTES.items():
         if glass == (name, catalog) and glass[1] == "glass":
             return zemax_glass, zemax_catalog.lower()
+    if catalog == _glass_catalog.CRYSTAL_CATALOG:
+        return name.upper(), "infrared" if name.upper() in _INFRARED else "misc"
     return None
 
 
@@ -160,6 +253,12 @@ def resolve(name, gcat_names, where):
         found = names[catalog].get(folded)
         if found is not None:
             return {"name": found, "catalog": catalog}
+    if _glass_catalog.FALLBACK_SOURCES:  # the vendors' data sheets, in the same order
+        sheets = _glass_catalog.fallback_catalogs()
+        for catalog in [c for c in order if c in sheets] + [c for c in sheets if c not in order]:
+            for page in sheets[catalog]:
+                if page.casefold() == folded:
+                    return {"name": page, "catalog": catalog}
     raise LensFileError(f"{where}: {unknown_message(name, gcat_names, order)}")
 
 
@@ -198,7 +297,10 @@ def unknown_message(name, gcat_names, order) -> str:
     )
     if relatives:
         text += f"; same family: {', '.join(relatives[:8])}"
-    return text + "; use --glass-fallback model to take the nd/vd on its GLAS line"
+    return text + (
+        "; give it with --glass-catalog FILE.agf or --glass NAME=nd,vd, or use "
+        "--glass-fallback model to take the nd/vd on its GLAS line"
+    )
 
 
 def _family(name) -> str:
