@@ -14,10 +14,9 @@ gradient with respect to the lens.
 Relative illumination.  By the conservation of radiance the irradiance at an
 image point is the scene radiance times the projected solid angle of the
 image-space ray cone, the area the rays' direction cosines (L, M) cover.  Per
-field an n × n pupil grid of real rays is traced (the lens's aiming mode;
-vignetted rays drop out), L and M are fitted by least squares with quadratic
-polynomials of (px, py), and |det ∂(L, M)/∂(px, py)| is summed over the valid
-rays.  RI(h) is that area over the on-axis one: it contains the cos⁴ law,
+field the corners of polar pupil cells are traced as real rays (the lens's
+aiming mode; a cell with a vignetted or failed corner drops out) and the
+areas of the cells' images in (L, M) are summed.  RI(h) is that area over the on-axis one: it contains the cos⁴ law,
 pupil aberrations, distortion and vignetting.
 """
 
@@ -27,7 +26,6 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import SolveError
-from ..sampling import square_grid
 from ..trace import trace_rays
 
 __all__ = [
@@ -112,13 +110,16 @@ def chief_ray_heights(optic, fields, wavelength):
     return rays.y
 
 
-def _quadratic_basis(px, py, axis):
-    one = be.ones_like(px)
-    return be.stack([one, px, py, px * px, px * py, py * py], axis=axis)
-
-
-def relative_illumination(optic, fields, wavelength, samples=16):
+def relative_illumination(optic, fields, wavelength, rings=8, angles=48):
     """RI of normalized fields (0, h) at one wavelength, 1 at the first field.
+
+    The pupil is cut into ``rings`` × ``angles`` polar cells whose corners are
+    traced; a cell's image-space projected solid angle is the area of the
+    quadrilateral its corners' (L, M) span (half the cross product of its
+    diagonals).  Without vignetting the cells tile the polygon of the rim
+    rays, so the sum is that polygon's area (the same fraction of the true
+    cone for every field, which the ratio cancels); a cell with a failed
+    corner is dropped.
 
     Parameters
     ----------
@@ -127,38 +128,40 @@ def relative_illumination(optic, fields, wavelength, samples=16):
         Normalized fields along y; the first is the reference (0: on axis).
     wavelength : float
         µm.
-    samples : int
-        n, pupil rays across the diameter (an n × n grid of cell centres).
+    rings, angles : int
+        Polar pupil cells.
 
     Returns
     -------
     array, shape (K,)
     """
-    px, py, inside = square_grid(samples)
+    radius = np.linspace(0.0, 1.0, int(rings) + 1)[:, None]
+    angle = np.linspace(0.0, 2.0 * np.pi, int(angles) + 1)[None, :]  # the last = the first
+    px = be.asarray((radius * np.cos(angle)).ravel())
+    py = be.asarray((radius * np.sin(angle)).ravel())
     h = be.reshape(be.asarray(np.asarray(fields, dtype=float)), (-1, 1))
     rays = trace_rays(optic, 0.0 * h, h, px[None, :], py[None, :], float(wavelength))
-    weight = be.astype(be.logical_and(rays.valid, inside[None, :]), px.dtype)
-    basis = _quadratic_basis(px, py, -1)  # (P, 6)
-    weighted = _quadratic_basis(px, py, 0)[None, :, :] * weight[:, None, :]  # (K, 6, P)
-    normal = be.matmul(weighted, basis[None, :, :])  # (K, 6, 6)
-    normal = normal + be.eye(6) * be.machine_eps(px) * 1e3
-    targets = be.stack([be.where(weight > 0, rays.L, 0.0), be.where(weight > 0, rays.M, 0.0)], -1)
-    rhs = be.matmul(weighted, targets)  # (K, 6, 2)
-    c = be.solve(normal, rhs)  # (K, 6, 2)
-    x, y = px[None, :], py[None, :]
-    dl_dx = c[:, 1:2, 0] + 2.0 * c[:, 3:4, 0] * x + c[:, 4:5, 0] * y
-    dl_dy = c[:, 2:3, 0] + c[:, 4:5, 0] * x + 2.0 * c[:, 5:6, 0] * y
-    dm_dx = c[:, 1:2, 1] + 2.0 * c[:, 3:4, 1] * x + c[:, 4:5, 1] * y
-    dm_dy = c[:, 2:3, 1] + c[:, 4:5, 1] * x + 2.0 * c[:, 5:6, 1] * y
-    area = be.sum(weight * be.abs(dl_dx * dm_dy - dl_dy * dm_dx), axis=1)
+    shape = (-1, int(rings) + 1, int(angles) + 1)
+    L, M = be.reshape(rays.L, shape), be.reshape(rays.M, shape)
+    ok = be.astype(be.reshape(rays.valid, shape), L.dtype)
+
+    def corners(x):
+        return x[:, :-1, :-1], x[:, :-1, 1:], x[:, 1:, 1:], x[:, 1:, :-1]
+
+    la, lb, lc, ld = corners(L)
+    ma, mb, mc, md = corners(M)
+    va, vb, vc, vd = corners(ok)
+    cross = (lc - la) * (md - mb) - (ld - lb) * (mc - ma)
+    keep = va * vb * vc * vd
+    area = be.sum(be.where(keep > 0, 0.5 * be.abs(cross), 0.0), axis=(1, 2))
     return area / area[0]
 
 
-def radial_map(optic, top, wavelength, h_top, count=33, pupil_samples=16):
+def radial_map(optic, top, wavelength, h_top, count=33):
     """The :class:`RadialMap` of ``optic`` at ``wavelength`` on fields 0 … ``h_top``."""
     fields = np.linspace(0.0, float(h_top), int(count))
     heights = chief_ray_heights(optic, fields, wavelength)
-    illumination = relative_illumination(optic, fields, wavelength, pupil_samples)
+    illumination = relative_illumination(optic, fields, wavelength)
     return RadialMap(fields, heights, illumination, top)
 
 
