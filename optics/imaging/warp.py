@@ -16,8 +16,9 @@ image point is the scene radiance times the projected solid angle of the
 image-space ray cone, the area the rays' direction cosines (L, M) cover.  Per
 field the corners of polar pupil cells are traced as real rays (the lens's
 aiming mode; a cell with a vignetted or failed corner drops out) and the
-areas of the cells' images in (L, M) are summed.  RI(h) is that area over the on-axis one: it contains the cos⁴ law,
-pupil aberrations, distortion and vignetting.
+areas of the cells' images in (L, M) are summed.  RI(h) is that area over
+the on-axis one: it contains the cos⁴ law, pupil aberrations, distortion and
+vignetting.
 """
 
 from __future__ import annotations
