@@ -183,7 +183,7 @@ def test_the_warp_puts_points_at_their_real_chief_ray_image_points():
         image,
         wavelengths=WAVE,
         sensor=Sensor(pitch=pitch),
-        pupil_samples=64,
+        pupil_samples=96,
         kernel_size=1,  # the warp alone
         illumination=False,
     )

@@ -31,6 +31,7 @@ _SUBCOMMANDS = (
     "optics.cli._psf",
     "optics.cli._convert",
     "optics.cli._tolerance",
+    "optics.cli._simulate",
 )
 
 
