@@ -209,23 +209,24 @@ def simulate_image(
         safe = be.asarray(np.where(inside, rho, 1.0))
         layers = []
         for s, radial in enumerate(maps):
-            h = radial.field_at(be.asarray(rho))
-            if distortion:
-                slope = (
-                    placement.top
-                    * float(radial.fields[1])
-                    / (radial.heights[1] - radial.heights[0])
-                )
-                scale = be.where(be.asarray(inside), h * placement.top / safe, slope)
-            else:
-                scale = 1.0
-            scene_rows = (scene_h - 1) / 2.0 - be.asarray(y) * scale / scene_pitch
-            scene_cols = (scene_w - 1) / 2.0 + be.asarray(x) * scale / scene_pitch
+
+            def layer(heights, lighting, channel, radial=radial):
+                # on torch with gradients only the tables and the channel are kept; the warp's
+                # image-sized temporaries are recomputed in the backward pass (be.recompute)
+                table = radial.with_tables(heights, lighting)
+                h = table.field_at(be.asarray(rho))
+                if distortion:
+                    slope = placement.top * float(table.fields[1]) / (heights[1] - heights[0])
+                    scale = be.where(be.asarray(inside), h * placement.top / safe, slope)
+                else:
+                    scale = 1.0
+                scene_rows = (scene_h - 1) / 2.0 - be.asarray(y) * scale / scene_pitch
+                scene_cols = (scene_w - 1) / 2.0 + be.asarray(x) * scale / scene_pitch
+                value = bilinear_sample(channel, scene_rows, scene_cols)[0]
+                return value * table.illumination_at(h) if illumination else value
+
             channel = picture[source[s] : source[s] + 1]
-            value = bilinear_sample(channel, scene_rows, scene_cols)[0]
-            if illumination:
-                value = value * radial.illumination_at(h)
-            layers.append(value)
+            layers.append(be.recompute(layer, radial.heights, radial.illumination, channel))
         return be.stack(layers)
 
     def render(r0, r1, c0, c1):

@@ -68,6 +68,13 @@ class RadialMap:
             )
         self._host = host
 
+    def with_tables(self, heights, illumination):
+        """The same map with other (equal-valued) table arrays, e.g. a recomputation's inputs."""
+        copy = object.__new__(RadialMap)
+        copy.__dict__.update(self.__dict__)
+        copy.heights, copy.illumination = heights, illumination
+        return copy
+
     def field_at(self, radius):
         """h(ρ) for radii in mm (array of any shape); differentiable in ``heights``."""
         rho = be.to_numpy(radius)
