@@ -55,12 +55,33 @@ def _support(weights):
     return out
 
 
+def _padded_fft2(x, size):
+    """2-D DFT of (…, h, w) zero-padded to ``size``, rows first (padding rows cost nothing)."""
+    return be.fft.fft(be.fft.fft(x, axis=-1, n=size[1]), axis=-2, n=size[0])
+
+
 def _patch(stack, kernel, weight, shape):
     """Full linear convolution of a weighted patch (S, h, w) with kernels (S, k, k)."""
     patch = stack * weight
     size = (fast_size(shape[0]), fast_size(shape[1]))
-    spectrum = be.fft.fft2(patch, size) * be.fft.fft2(kernel, size)
-    return be.fft.real(be.fft.ifft2(spectrum))[:, : shape[0], : shape[1]]
+    spectrum = _padded_fft2(patch, size) * _padded_fft2(kernel, size)
+    return _real_inverse(spectrum)[:, : shape[0], : shape[1]]
+
+
+def _real_inverse(spectrum):
+    """Real inverse DFTs of (S, …) spectra of real signals, two per complex transform.
+
+    The results are real, so ifft(X + iY) = x + iy gives both of a pair at once.
+    """
+    count = int(spectrum.shape[0])
+    if count < 2:
+        return be.fft.real(be.fft.ifft2(spectrum))
+    first, second = spectrum[0::2], spectrum[1::2]
+    if count % 2:
+        second = be.concatenate([second, be.zeros_like(be.fft.real(first[:1])) * 0.0j], axis=0)
+    both = be.fft.ifft2(first + 1j * second)
+    pairs = be.stack([be.fft.real(both), be.fft.imag(both)], axis=1)  # (P, 2, …)
+    return be.reshape(pairs, (-1, *tuple(spectrum.shape)[1:]))[:count]
 
 
 def convolve_varying(stack, kernels, rows, cols, origin=(0, 0), recompute=True):
