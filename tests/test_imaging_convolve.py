@@ -34,8 +34,14 @@ def _per_pixel(stack, kernels, rows, cols):
 
 
 def test_overlap_add_equals_the_per_pixel_interpolated_psf_sum(backend):
-    stack, kernels, rows, cols = _case()
+    stack, kernels, rows, cols = _case(shape=(17, 19), grid=(2, 3))  # few shapes: JAX compiles each
     got = convolve_varying(be.asarray(stack), be.asarray(kernels), rows, cols)
+    np.testing.assert_allclose(be.to_numpy(got), _per_pixel(stack, kernels, rows, cols), atol=1e-12)
+
+
+def test_overlap_add_equals_the_per_pixel_sum_on_a_finer_grid():
+    stack, kernels, rows, cols = _case(grid=(3, 4), size=7)
+    got = convolve_varying(stack, kernels, rows, cols)
     np.testing.assert_allclose(be.to_numpy(got), _per_pixel(stack, kernels, rows, cols), atol=1e-12)
 
 
