@@ -3,7 +3,7 @@
 Small case (32 x 32 RGB scene, 3 x 3 PSF grid, one wavelength per channel,
 16 x 16 pupil samples): the gradient flows through the FFT PSFs and their
 pixel size, the chief-ray warp and the relative illumination.  On JAX the
-first eager evaluation compiles every operation (about 90 s here), so the JAX
+first eager evaluation compiles every operation (the test takes about 3 minutes here), so the JAX
 case is marked slow.
 """
 
