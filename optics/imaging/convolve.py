@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import backend as be
 from ..analysis.psf import fast_size
+from ._arrays import real
 
 __all__ = ["tent_weights", "convolve_varying"]
 
@@ -119,7 +120,7 @@ def convolve_varying(stack, kernels, rows, cols, origin=(0, 0), recompute=True):
         for j, xs in enumerate(_support(wx)):
             if xs is None:
                 continue
-            weight = be.asarray(np.outer(wy[i, ys[0] : ys[1]], wx[j, xs[0] : xs[1]]))
+            weight = real(np.outer(wy[i, ys[0] : ys[1]], wx[j, xs[0] : xs[1]]))
             region = stack[:, ys[0] : ys[1], xs[0] : xs[1]]
             full = (ys[1] - ys[0] + size - 1, xs[1] - xs[0] + size - 1)
             kernel = kernels[:, i, j]

@@ -34,6 +34,7 @@ from ..analysis.psf import (
     sample_pupil,
 )
 from ..errors import ConfigurationError
+from ._arrays import real
 
 __all__ = ["PSFGrid", "grid_axis", "grid_fields", "psf_grid", "pixel_kernels"]
 
@@ -93,7 +94,7 @@ def grid_fields(rows, cols, shape, pitch, radial):
     y = ((height - 1) / 2.0 - np.asarray(rows)[:, None]) * pitch
     x, y = np.broadcast_arrays(x, y)
     rho = np.hypot(x, y).ravel()
-    h = be.to_numpy(radial.field_at(be.asarray(rho)))
+    h = be.to_numpy(radial.field_at(real(rho)))
     safe = np.where(rho > 0, rho, 1.0)
     hx = np.where(rho > 0, h * x.ravel() / safe, 0.0)
     hy = np.where(rho > 0, h * y.ravel() / safe, 0.0)
@@ -118,11 +119,11 @@ def pixel_kernels(image, dx, dy, pitch, size):
     running towards −y.  Each kernel sums to 1.
     """
     grid = int(image.shape[-1])
-    offsets = be.asarray(np.arange(grid, dtype=float) - grid // 2)
+    offsets = real(np.arange(grid, dtype=float) - grid // 2)
     radius = size // 2
     pixel = np.arange(size, dtype=float) - radius
-    lo = be.asarray(((pixel - 0.5) * pitch)[None, :, None])
-    hi = be.asarray(((pixel + 0.5) * pitch)[None, :, None])
+    lo = real(((pixel - 0.5) * pitch)[None, :, None])
+    hi = real(((pixel + 0.5) * pitch)[None, :, None])
     dx = be.reshape(dx, (-1, 1, 1))
     dy = be.reshape(dy, (-1, 1, 1))
     across = _overlap(offsets[None, None, :] * dx, 0.5 * dx, lo, hi)  # (F, k, G): columns

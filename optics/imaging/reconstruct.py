@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from .. import backend as be
+from ._arrays import real
 
 __all__ = ["channel_kernels", "wiener_deconvolve", "psnr"]
 
@@ -32,7 +33,7 @@ def channel_kernels(result, row=None, col=None):
     ny, nx = int(kernels.shape[1]), int(kernels.shape[2])
     row = ny // 2 if row is None else row
     col = nx // 2 if col is None else col
-    weights = be.asarray(np.asarray(result.info["wavelengths"]["weights"]))  # (S, C)
+    weights = real(result.info["wavelengths"]["weights"])  # (S, C)
     chosen = kernels[:, row, col]  # (S, k, k)
     return be.sum(chosen[:, None] * weights[:, :, None, None], axis=0)
 
@@ -56,7 +57,7 @@ def wiener_deconvolve(image, kernels, log_lambda):
     radius = int(kernels.shape[-1]) // 2
     fy = np.arange(height)[:, None] / height
     fx = np.arange(width)[None, :] / width
-    shift = be.fft.expi(be.asarray(2.0 * math.pi * radius * (fy + fx)))
+    shift = be.fft.expi(real(2.0 * math.pi * radius * (fy + fx)))
     regularization = be.exp(be.asarray(log_lambda))
     out = []
     for c in range(channels):

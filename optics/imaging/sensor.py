@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import ConfigurationError
+from ._arrays import real
 
 __all__ = ["Sensor", "DEFAULT_RESPONSE", "spectral_samples", "apply_sensor", "BAYER_PATTERNS"]
 
@@ -182,13 +183,13 @@ def apply_sensor(image, sensor, origin=(0, 0)):
     if sensor.noise:
         generator = np.random.default_rng(sensor.seed)
         shape = tuple(image.shape)
-        shot = be.asarray(generator.standard_normal(shape))
-        read = be.asarray(generator.standard_normal(shape))
+        shot = real(generator.standard_normal(shape))
+        read = real(generator.standard_normal(shape))
         electrons = image * sensor.full_well
         electrons = electrons + be.sqrt(be.clip(electrons, 0.0, None)) * shot
         image = (electrons + sensor.read_noise * read) / sensor.full_well
     if sensor.bayer is not None:
         height, width = tuple(image.shape)[1:]
-        masks = be.asarray(bayer_masks(sensor.bayer, height, width, origin))
+        masks = real(bayer_masks(sensor.bayer, height, width, origin))
         image = be.sum(image * masks, axis=0, keepdims=True)
     return image

@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import ConfigurationError
+from ._arrays import real
 from .convolve import convolve_varying
 from .psf_grid import grid_axis, grid_fields, psf_grid
 from .scene import Scene, lens_half_diagonal, place_scene, scene_half_diagonal, with_object_distance
@@ -160,7 +161,7 @@ def simulate_image(
     scene = (
         image
         if isinstance(image, Scene)
-        else Scene(be.asarray(image), wavelengths, field_of_view, object_height)
+        else Scene(real(image), wavelengths, field_of_view, object_height)
     )
     sensor = Sensor() if sensor is None else sensor
     if int(psf_grid_size) < 1:
@@ -170,7 +171,7 @@ def simulate_image(
     placement = place_scene(optic, scene, top, aiming=aiming)
     lens = placement.optic
     samples, source, weights = spectral_samples(sensor, scene.wavelengths, wavelengths_per_channel)
-    picture = _channels_first(be.asarray(scene.image))
+    picture = _channels_first(real(scene.image))
     picture, scene_pitch = _prefilter(picture, placement.scene_pitch, pitch)
     scene_h, scene_w = tuple(picture.shape)[1:]
 
@@ -205,7 +206,7 @@ def simulate_image(
     )
     traced = time.perf_counter()
     radius = psfs.kernel_size // 2
-    weights_be = be.asarray(weights)
+    weights_be = real(weights)
 
     def irradiance(a0, a1, b0, b1):
         i = np.arange(a0, a1, dtype=float)[:, None]
@@ -214,7 +215,7 @@ def simulate_image(
         y = ((height - 1) / 2.0 - i) * pitch + 0.0 * j
         rho = np.hypot(x, y)
         inside = rho > 0
-        safe = be.asarray(np.where(inside, rho, 1.0))
+        safe = real(np.where(inside, rho, 1.0))
         layers = []
         for s, radial in enumerate(maps):
 
@@ -222,14 +223,14 @@ def simulate_image(
                 # on torch with gradients only the tables and the channel are kept; the warp's
                 # image-sized temporaries are recomputed in the backward pass (be.recompute)
                 table = radial.with_tables(heights, lighting)
-                h = table.field_at(be.asarray(rho))
+                h = table.field_at(real(rho))
                 if distortion:
                     slope = placement.top * float(table.fields[1]) / (heights[1] - heights[0])
                     scale = be.where(be.asarray(inside), h * placement.top / safe, slope)
                 else:
                     scale = 1.0
-                scene_rows = (scene_h - 1) / 2.0 - be.asarray(y) * scale / scene_pitch
-                scene_cols = (scene_w - 1) / 2.0 + be.asarray(x) * scale / scene_pitch
+                scene_rows = (scene_h - 1) / 2.0 - real(y) * scale / scene_pitch
+                scene_cols = (scene_w - 1) / 2.0 + real(x) * scale / scene_pitch
                 value = bilinear_sample(channel, scene_rows, scene_cols)[0]
                 return value * table.illumination_at(h) if illumination else value
 
@@ -245,7 +246,7 @@ def simulate_image(
         return be.sum(blurred[:, None] * weights_be[:, :, None, None], axis=0)
 
     signal = render_tiled(render, (height, width), tile, progress)
-    signal = apply_sensor(be.asarray(signal), sensor)
+    signal = apply_sensor(real(signal), sensor)
     done = time.perf_counter()
     corner = maps[middle]
     info = {

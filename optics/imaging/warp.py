@@ -28,6 +28,7 @@ import numpy as np
 from .. import backend as be
 from ..errors import SolveError
 from ..trace import trace_rays
+from ._arrays import real
 
 __all__ = [
     "RadialMap",
@@ -82,7 +83,7 @@ class RadialMap:
         lo = self.heights[be.asarray(index)]
         hi = self.heights[be.asarray(index + 1)]
         step = float(self.fields[1] - self.fields[0])
-        start = be.asarray(self.fields[index])
+        start = real(self.fields[index])
         return start + step * (radius - lo) / (hi - lo)
 
     def illumination_at(self, field):
@@ -101,13 +102,13 @@ def interpolate_uniform(table, step, x):
     index = np.clip(np.floor(be.to_numpy(x) / step).astype(np.int64), 0, count - 2)
     lo = table[be.asarray(index)]
     hi = table[be.asarray(index + 1)]
-    frac = x / step - be.asarray(index.astype(float))
+    frac = x / step - real(index)
     return lo + (hi - lo) * frac
 
 
 def chief_ray_heights(optic, fields, wavelength):
     """Real chief-ray image heights (mm) of normalized fields (0, h) at one wavelength."""
-    h = be.asarray(np.asarray(fields, dtype=float))
+    h = real(fields)
     rays = trace_rays(optic, 0.0 * h, h, 0.0, 0.0, float(wavelength))
     if not bool(np.all(be.to_numpy(rays.valid))):
         bad = np.asarray(fields)[~be.to_numpy(rays.valid).astype(bool)]
@@ -145,9 +146,9 @@ def relative_illumination(optic, fields, wavelength, rings=8, angles=48):
     """
     radius = np.linspace(0.0, 1.0, int(rings) + 1)[:, None]
     angle = np.linspace(0.0, 2.0 * np.pi, int(angles) + 1)[None, :]  # the last = the first
-    px = be.asarray((radius * np.cos(angle)).ravel())
-    py = be.asarray((radius * np.sin(angle)).ravel())
-    h = be.reshape(be.asarray(np.asarray(fields, dtype=float)), (-1, 1))
+    px = real((radius * np.cos(angle)).ravel())
+    py = real((radius * np.sin(angle)).ravel())
+    h = be.reshape(real(fields), (-1, 1))
     rays = trace_rays(optic, 0.0 * h, h, px[None, :], py[None, :], float(wavelength))
     shape = (-1, int(rings) + 1, int(angles) + 1)
     L, M = be.reshape(rays.L, shape), be.reshape(rays.M, shape)
@@ -184,8 +185,8 @@ def bilinear_sample(image, rows, cols):
     flat = be.reshape(image, (channels, height * width))
     r0 = np.floor(be.to_numpy(rows)).astype(np.int64)
     c0 = np.floor(be.to_numpy(cols)).astype(np.int64)
-    fr = rows - be.asarray(r0.astype(float))
-    fc = cols - be.asarray(c0.astype(float))
+    fr = rows - real(r0)
+    fc = cols - real(c0)
     total = 0.0
     for dr, wr in ((0, 1.0 - fr), (1, fr)):
         for dc, wc in ((0, 1.0 - fc), (1, fc)):
@@ -193,5 +194,5 @@ def bilinear_sample(image, rows, cols):
             ok = (r >= 0) & (r < height) & (c >= 0) & (c < width)
             index = be.asarray(np.where(ok, r * width + c, 0).ravel())
             values = be.reshape(flat[:, index], (channels, *r.shape))
-            total = total + values * (wr * wc * be.asarray(ok.astype(float)))[None]
+            total = total + values * (wr * wc * real(ok))[None]
     return total
