@@ -56,6 +56,7 @@ LAYERS = (
     ("optics.optimize", 16),
     ("optics.gradcheck", 16),
     ("optics.tolerance", 17),
+    ("optics.imaging", 17),
     ("optics.samples", 18),
     ("optics.io", 18),
     ("optics.plot", 19),

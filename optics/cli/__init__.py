@@ -37,6 +37,7 @@ _SUBCOMMANDS = (
     "optics.cli._distortion",
     "optics.cli._focal_shift",
     "optics.cli._lateral_color",
+    "optics.cli._simulate",
 )
 
 
