@@ -27,6 +27,7 @@ from ...paraxial import paraxial
 from ...surfaces import media
 from ...system import Aperture
 from ...trace.aim import stop_radius
+from .._files import read_bytes
 from .._schema import optic_from_dict
 from . import _floa, _surfaces, _system, _telecentric, _text
 from ._glass import ZemaxWarning
@@ -58,10 +59,7 @@ def read(path, *, glass_fallback=None) -> dict:
     heights (``_telecentric``).
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise LensFileError(f"{path}: cannot read the lens file: {exc.strerror or exc}") from exc
+    raw = read_bytes(path, str(path), "lens file")
     return reads(raw, str(path), glass_fallback=glass_fallback)
 
 
