@@ -12,7 +12,6 @@ refused before they are read.
 
 from __future__ import annotations
 
-import io
 import os
 import stat
 
@@ -82,7 +81,7 @@ def read_bytes(path, source=None, what="lens file", *, limit=MAX_INPUT_BYTES) ->
     source = os.fspath(path) if source is None else source
     descriptor = _open_descriptor(path, source, what, limit)
     try:
-        with io.open(descriptor, "rb", closefd=False) as handle:
+        with open(descriptor, "rb", closefd=False) as handle:
             return handle.read() if limit is None else handle.read(limit + 1)
     except OSError as exc:
         raise LensFileError(f"{source}: cannot read the {what}: {exc.strerror or exc}") from exc
@@ -97,4 +96,4 @@ def open_text(path, source=None, what="input file", *, limit=MAX_INPUT_BYTES, **
     """
     source = os.fspath(path) if source is None else source
     descriptor = _open_descriptor(path, source, what, limit)
-    return io.open(descriptor, "r", closefd=True, **options)
+    return open(descriptor, closefd=True, **options)
