@@ -15,6 +15,7 @@ from ._common import (
     print_json,
     table,
 )
+from ._guards import interrupt_on_signals
 
 EXIT_INTERRUPTED = 130
 DRIVER_CHOICES = ("adam", "lbfgs", "least_squares", "minimize")
@@ -88,7 +89,7 @@ def run(args):
     if args.plot:
         check_image_path(args.plot)
     backend = args.backend or (be.autodiff_backends() or ["numpy"])[0]
-    with be.using(backend):
+    with be.using(backend), interrupt_on_signals():
         optic = load_lens(args.lens, glass_fallback=getattr(args, "glass_fallback", None))
         saved_mode = optic.aiming  # the output keeps the file's own mode
         if args.aiming is not None:

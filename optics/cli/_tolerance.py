@@ -8,11 +8,16 @@ import sys
 from ._common import (
     UsageError,
     add_aiming_option,
+    finite_float,
     json_number,
     load_lens,
     print_json,
     table,
+    trials_option,
 )
+from ._guards import check_outputs, interrupt_on_signals
+
+EXIT_INTERRUPTED = 130
 
 
 def register(subparsers):
@@ -31,7 +36,7 @@ def register(subparsers):
     parser.add_argument("--sensitivity", action="store_true", help="run the sensitivity analysis")
     parser.add_argument(
         "--monte-carlo",
-        type=int,
+        type=trials_option,
         metavar="N",
         default=None,
         help="run N Monte Carlo trials (default: the section's 'trials')",
@@ -61,7 +66,7 @@ def register(subparsers):
     )
     parser.add_argument(
         "--threshold",
-        type=float,
+        type=finite_float,
         metavar="X",
         default=None,
         help="yield threshold: a trial passes when its criterion is <= X "
@@ -104,10 +109,11 @@ def run(args):
     from ..tolerance import ToleranceModel, monte_carlo, read_section, sensitivity
 
     where = f"{args.lens}: [tolerance]"
+    _check_output_options(args)  # before any trial runs, not after them all
     backend = args.backend or "numpy"
     autodiff = "torch" if "torch" in be.available_backends() else "numpy"
     derivative_backend = args.backend or autodiff
-    with be.using(backend):
+    with be.using(backend), interrupt_on_signals():
         optic = load_lens(args.lens, aiming=args.aiming)
         section = read_section(optic.tolerance, where)
         trials, seed, threshold = _monte_carlo_settings(args, section)
@@ -129,6 +135,14 @@ def run(args):
                 backend=backend,
             )
     _write_files(args, result, section.criterion.label)
+    if result is not None and result.interrupted:
+        written = [p for p in (args.output, args.plot) if p]
+        print(
+            f"optics tolerance: interrupted after {result.trials} of {result.requested} trials"
+            + (f"; wrote them to {' and '.join(written)}" if written else ""),
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     report = {
         "criterion": section.criterion.label,
         "nominal": json_number(model.nominal_value()),
@@ -142,6 +156,28 @@ def run(args):
             args, f"{backend}; derivatives on {derivative_backend}", model, table_, result
         )
     return 0
+
+
+def _check_output_options(args):
+    """Refuse -o and --plot before the work: format, folder, and never the lens file itself."""
+    from ..plot import check_image_path
+    from ..tolerance._results import PARQUET_SUFFIXES
+
+    check_outputs(
+        {"-o/--output": args.output, "--plot": args.plot},
+        [args.lens],
+        suffixes={"-o/--output": (".csv", *PARQUET_SUFFIXES)},
+    )
+    if args.output and args.output.lower().endswith(PARQUET_SUFFIXES):
+        try:
+            import pyarrow.parquet  # noqa: F401
+        except ImportError:
+            raise UsageError(
+                f"-o/--output {args.output}: writing Parquet needs pyarrow (pip install "
+                "pyarrow), or write a .csv file"
+            ) from None
+    if args.plot:
+        check_image_path(args.plot)
 
 
 def _monte_carlo_settings(args, section):

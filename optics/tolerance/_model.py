@@ -99,6 +99,16 @@ class ToleranceModel:
                 get_param(self.nominal, variable.path)
             except OpticsError as exc:
                 raise LensFileError(f"{where} compensators[{i}]: key 'path': {exc}") from exc
+            toleranced = [
+                j
+                for j, p in enumerate(self.perturbations)
+                if getattr(p, "path", None) == variable.path
+            ]
+            if toleranced:
+                raise LensFileError(
+                    f"{where} compensators[{i}]: {variable.path} is also toleranced "
+                    f"(items[{toleranced[0]}]): a compensator would undo its own perturbation"
+                )
         if self.section.compensators:
             try:
                 Problem(copy.deepcopy(self.nominal), self.section.compensators, self._merit())
@@ -153,6 +163,8 @@ class ToleranceModel:
             merit_tol=COMPENSATOR_TOL,
             grad_tol=COMPENSATOR_TOL,
         )
+        if result.interrupted:  # a compensation cut short is no trial: the run stops
+            raise KeyboardInterrupt("interrupted while the compensators were re-optimized")
         if self.section.compensator_operands == [self.section.criterion]:
             return float(result.operands_after[0]["value"])
         return None
