@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 from ..limits import MAX_FREQUENCIES
 from ..plot import check_image_path, save_figure
@@ -114,6 +115,14 @@ def run(args):
         report = result.as_dict()
         if args.geometric:
             _replace_with_geometric(optic, report, args.wavelength)
+    for field in report["fields"]:
+        if not all(v == v for v in field["tangential"]):  # NaN: no ray reached the image
+            hx, hy = field["field"]
+            warnings.warn(
+                f"field ({hx:g}, {hy:g}) is fully vignetted: no pupil ray reaches the image, so "
+                "it has no MTF (null in JSON, nan in the table)",
+                stacklevel=1,
+            )
     if args.json:
         print_json(report)
         return 0
