@@ -110,6 +110,10 @@ def run(args):
 
     where = f"{args.lens}: [tolerance]"
     _check_output_options(args)  # before any trial runs, not after them all
+    if args.scheduler is not None:
+        from ..tolerance._runner import check_scheduler_address
+
+        check_scheduler_address(args.scheduler)
     backend = args.backend or "numpy"
     autodiff = "torch" if "torch" in be.available_backends() else "numpy"
     derivative_backend = args.backend or autodiff
@@ -166,8 +170,7 @@ def _check_output_options(args):
     check_outputs(
         {"-o/--output": args.output, "--plot": args.plot},
         [args.lens],
-        suffixes={"-o/--output": (".csv", *PARQUET_SUFFIXES)},
-    )
+    )  # -o: Parquet for .parquet/.pq, CSV for any other name
     if args.output and args.output.lower().endswith(PARQUET_SUFFIXES):
         try:
             import pyarrow.parquet  # noqa: F401
