@@ -200,7 +200,7 @@ def _item(entry, where) -> Item:
     if not isinstance(entry, dict):
         raise LensFileError(f"{where}: must be a table, not {entry!r}")
     kind = entry.get("kind", "parameter")
-    if kind not in ITEM_KEYS:
+    if not isinstance(kind, str) or kind not in ITEM_KEYS:
         raise LensFileError(
             f"{where}: key 'kind' must be one of {', '.join(ITEM_KINDS)}, not {kind!r}"
         )

@@ -65,6 +65,15 @@ def read(path, *, glass_fallback=None) -> dict:
 
 def reads(raw: bytes, source: str = "<zmx>", *, glass_fallback=None) -> dict:
     """Lens-file data of .zmx bytes (see :func:`read`)."""
+    try:
+        return _reads(raw, source, glass_fallback)
+    except (OverflowError, ZeroDivisionError) as exc:  # a number the checks let through
+        raise LensFileError(
+            f"{source}: a number is out of the range the lens data can hold ({exc})"
+        ) from None
+
+
+def _reads(raw, source, glass_fallback):
     if glass_fallback not in GLASS_FALLBACKS:
         raise LensFileError(f"glass_fallback must be None or 'model', not {glass_fallback!r}")
     zmx = _text.parse(_text.decode(raw, source), source)
@@ -131,6 +140,15 @@ def loads(raw: bytes, source: str = "<zmx>", *, glass_fallback=None):
 
 def optic_from_zmx_data(data, source):
     """The Optic of :func:`read`'s data, with a finite-conjugate FNUM turned into an EPD."""
+    try:
+        return _optic_from_zmx_data(data, source)
+    except (OverflowError, ZeroDivisionError) as exc:  # a number the checks let through
+        raise LensFileError(
+            f"{source}: a number is out of the range the lens data can hold ({exc})"
+        ) from None
+
+
+def _optic_from_zmx_data(data, source):
     aperture = data["aperture"]
     infinite = data["surfaces"][0].get("thickness") == float("inf")
     fno = aperture["type"] == "image_fno"

@@ -67,7 +67,13 @@ def freeform(kind, block, params, where, scale, entry):
         )
     if kind == "XPOLYNOM":
         entry["type"] = "xy_polynomial"
-        entry["coefficients"] = _polynomial_rows(values, radius)
+        try:
+            entry["coefficients"] = _polynomial_rows(values, radius)
+        except (OverflowError, ZeroDivisionError):
+            raise LensFileError(
+                f"{where}: XDAT 2 {radius:g}: the normalization radius raised to the terms' "
+                "powers is out of the range of a float"
+            ) from None
     else:
         entry["type"] = "zernike"
         entry["coefficients"] = values or [0.0]
