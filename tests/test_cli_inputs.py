@@ -45,14 +45,22 @@ def test_a_fifo_as_the_lens_file_is_refused_without_blocking(tmp_path, capsys, s
 def test_a_fifo_as_the_ray_file_is_refused_without_blocking(tmp_path, capsys):
     path = tmp_path / "rays.csv"
     os.mkfifo(path)
-    _refused(capsys, ["trace", "singlet", "--rays", str(path)], "rays.csv: is a FIFO")
+    _refused(
+        capsys,
+        ["trace", "singlet", "--rays", str(path)],
+        "rays.csv: cannot read the ray file: it is a FIFO",
+    )
 
 
 @fifo_only
 def test_a_fifo_as_the_convert_input_is_refused_without_blocking(tmp_path, capsys):
     path = tmp_path / "in.zmx"
     os.mkfifo(path)
-    _refused(capsys, ["convert", str(path), str(tmp_path / "out.toml")], "in.zmx: is a FIFO")
+    _refused(
+        capsys,
+        ["convert", str(path), str(tmp_path / "out.toml")],
+        "in.zmx: cannot read the lens file: it is a FIFO",
+    )
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")

@@ -53,7 +53,7 @@ def check_regular(path, source=None, what="input file", *, limit=MAX_INPUT_BYTES
 def _check_mode(info, source, what, limit):
     if not stat.S_ISREG(info.st_mode):
         raise LensFileError(
-            f"{source}: is {_kind(info.st_mode)}, not a regular file: cannot be read as a {what}"
+            f"{source}: cannot read the {what}: it is {_kind(info.st_mode)}, not a regular file"
         )
     if limit is not None and info.st_size > limit:
         raise LensFileError(
