@@ -23,6 +23,11 @@ from ..trace import PupilAimWarning
 from ._perturb import bind
 from ._section import ToleranceSection, read_section
 
+
+class ToleranceWarning(UserWarning):
+    """A [tolerance] section that runs but probably does not mean what it says."""
+
+
 #: Relative merit change and gradient size at which a compensation stops.  Tighter stops
 #: change a criterion by ~1e-14 on the Cooke triplet but cost 3x more evaluations with
 #: finite-difference gradients.
@@ -104,10 +109,14 @@ class ToleranceModel:
                 for j, p in enumerate(self.perturbations)
                 if getattr(p, "path", None) == variable.path
             ]
-            if toleranced:
-                raise LensFileError(
+            if toleranced:  # legal (it measures what compensation recovers), but never silent
+                warnings.warn(
                     f"{where} compensators[{i}]: {variable.path} is also toleranced "
-                    f"(items[{toleranced[0]}]): a compensator would undo its own perturbation"
+                    f"(items[{toleranced[0]}]): the compensator re-optimizes away its own "
+                    "perturbation, so that item's sensitivity and trials show only what "
+                    "compensation leaves",
+                    ToleranceWarning,
+                    stacklevel=3,
                 )
         if self.section.compensators:
             try:
