@@ -198,3 +198,8 @@ def test_the_file_name_is_in_the_message_of_optics_load(tmp_path):
     path.write_text(BASE.replace("ENPD 10", "ENPD nan"))
     with pytest.raises(LensFileError, match=re.escape(f"{path}: line 5: ENPD")):
         optics.load(path)
+
+
+def test_a_file_cut_between_two_surface_blocks_is_refused():
+    text = BASE[: BASE.index("SURF 5")]
+    _refused(text, r"line \d+: the last surface, SURF 4, has DISZ 80: .* truncated")

@@ -178,7 +178,24 @@ def parse(text: str, source: str) -> ZmxText:
         raise LensFileError(f"{source}: no SURF blocks: not a sequential Zemax lens file")
     for block in surfaces:
         _check_complete(block, source)
+    _check_image(surfaces[-1], source)
     return ZmxText(header, surfaces)
+
+
+def _check_image(block, source):
+    """Refuse a last block with a thickness: OpticStudio's image surface has DISZ 0.
+
+    A file cut between two SURF blocks would otherwise read as a shorter lens
+    whose "image" is an optical surface of the real one.
+    """
+    record = block.get("DISZ")
+    value = record.number(0, source)
+    if value != 0:
+        raise LensFileError(
+            f"{source}: line {record.line}: the last surface, SURF {block.number}, has DISZ "
+            f"{record.args[0]}: an image surface has thickness 0, so the file is truncated "
+            "(or its image surface is missing)"
+        )
 
 
 def _check_complete(block, source):
