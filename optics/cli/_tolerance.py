@@ -138,8 +138,8 @@ def run(args):
                 progress=not args.quiet and not args.json and sys.stderr.isatty(),
                 backend=backend,
             )
-    _write_files(args, result, section.criterion.label)
     if result is not None and result.interrupted:
+        _write_files(args, result, section.criterion.label)
         written = [p for p in (args.output, args.plot) if p]
         print(
             f"optics tolerance: interrupted after {result.trials} of {result.requested} trials"
@@ -153,12 +153,18 @@ def run(args):
         "sensitivity": None if table_ is None else _sensitivity_rows(table_),
         "monte_carlo": None if result is None else _json_safe(result.as_dict()),
     }
+    # The results go to stdout first: a file that fails to write (a full disk) loses no run.
     if args.json:
         print_json(report)
     else:
         _print_report(
             args, f"{backend}; derivatives on {derivative_backend}", model, table_, result
         )
+    sys.stdout.flush()
+    _write_files(args, result, section.criterion.label)
+    written = [p for p in (args.output, args.plot) if p and result is not None]
+    if written and not args.json:
+        print(f"wrote {' and '.join(written)}")
     return 0
 
 
@@ -273,6 +279,3 @@ def _print_report(args, backend, model, sens, result):
         print(table(names, [tuple(stats[n] for n in names)]))
         if stats["yield"] is not None:
             print(f"yield {100 * stats['yield']:.1f}% with criterion <= {result.threshold:g}")
-    written = [p for p in (args.output, args.plot) if p and result is not None]
-    if written:
-        print(f"wrote {' and '.join(written)}")
