@@ -33,6 +33,8 @@ MAX_SURFACES = 10000
 MAX_TRIALS = 1_000_000
 #: Spatial frequencies of one MTF request.
 MAX_FREQUENCIES = 10000
+#: Worker processes of an embedded Dask cluster.
+MAX_WORKERS = 256
 
 BUDGET = {
     "pupil samples": MAX_PUPIL_SAMPLES,
@@ -44,6 +46,7 @@ BUDGET = {
     "surfaces": MAX_SURFACES,
     "Monte Carlo trials": MAX_TRIALS,
     "frequencies": MAX_FREQUENCIES,
+    "embedded Dask workers": MAX_WORKERS,
 }
 """What each limit bounds -> the limit (the table of docs/cli.md)."""
 

@@ -96,6 +96,10 @@ def test_the_python_loader_refuses_a_folder_with_a_lens_file_error(tmp_path):
             ["tolerance", "cooke_triplet_tolerance", "--monte-carlo", "1000000000000"],
             f"more than the limit of {MAX_TRIALS}",
         ),
+        (
+            ["tolerance", "cooke_triplet_tolerance", "--monte-carlo", "2", "--workers", "100000"],
+            "more than the limit of 256",
+        ),
     ],
 )
 def test_a_size_beyond_the_budget_is_refused_with_the_number_and_the_limit(capsys, argv, needle):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import sys
 
+from ..limits import MAX_WORKERS
 from ._common import (
     UsageError,
     add_aiming_option,
@@ -201,6 +202,11 @@ def _monte_carlo_settings(args, section):
         )
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be >= 1, not {args.workers}")
+    if args.workers is not None and args.workers > MAX_WORKERS:
+        raise UsageError(
+            f"--workers {args.workers} is more than the limit of {MAX_WORKERS} (docs/cli.md, "
+            "size budget)"
+        )
     if args.threshold is not None and not math.isfinite(args.threshold):
         raise UsageError(f"--threshold must be a finite number, not {args.threshold}")
     if args.seed is not None and args.seed < 0:

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import ConfigurationError, OpticsError
-from ..limits import MAX_TRIALS, check_size
+from ..limits import MAX_TRIALS, MAX_WORKERS, check_size
 from ._montecarlo import MonteCarlo, run_trial, trial_seeds
 
 #: Batches per worker (more: finer load balancing and progress; fewer: less overhead).
@@ -94,6 +94,8 @@ def monte_carlo(
     check_size(trials, MAX_TRIALS, "the number of Monte Carlo trials", lowest=1)
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ConfigurationError(f"workers must be a positive integer, not {workers!r}")
+    if workers is not None:
+        check_size(workers, MAX_WORKERS, "the number of workers", lowest=1)
     backend = backend or be.get_backend()
     seeds = trial_seeds(seed, trials)
     if scheduler is not None:
