@@ -162,10 +162,21 @@ def test_a_coordinate_break_order_flag_is_zero_or_one(value):
     _refused(_replace("PARM 6 0", f"PARM 6 {value}"), r"surface 3: line \d+: PARM 6 .*order flag")
 
 
-def test_a_parm_beyond_the_surface_type_count_is_refused():
+def test_a_nonzero_parm_beyond_the_surface_type_count_is_refused():
+    text = _replace("  PARM 2 1e-5\n", "  PARM 2 1e-5\n  PARM 9 1e-30\n")
+    _refused(text, r"surface 2: line \d+: PARM argument 1 must be an integer from 0 to 8, not 9")
+
+
+def test_five_hundred_parm_lines_on_an_even_asphere_are_refused():
     lines = "".join(f"  PARM {n} 0\n" for n in range(3, 501))
     text = _replace("  PARM 2 1e-5\n", "  PARM 2 1e-5\n" + lines)
-    _refused(text, r"surface 2: line \d+: PARM argument 1 must be an integer from 0 to 8, not 9")
+    _refused(text, r"surface 2: line \d+: PARM argument 1 must be an integer from 0 to 24, not 25")
+
+
+def test_zero_parm_columns_beyond_the_type_count_are_read_as_nothing():
+    lines = "".join(f"  PARM {n} 0\n" for n in range(9, 13))
+    optic = _read(_replace("  PARM 2 1e-5\n", "  PARM 2 1e-5\n" + lines))
+    assert len(optic.surfaces) == 6
 
 
 def test_a_parm_given_twice_is_refused():

@@ -119,22 +119,35 @@ def _type(block, where):
 #: Highest PARM number of each surface type (the parameters OpticStudio gives it).
 PARM_COUNTS = {"COORDBRK": 6, "PARAXIAL": 2, "BICONICX": 16}
 DEFAULT_PARM_COUNT = 8
+#: A PARM beyond its type's parameters is tolerated up to this number when it is 0
+#: (a writer that fills every parameter column with zeros); beyond, or nonzero, refused.
+ZERO_PARM_LIMIT = 24
 
 
 def _params(block, where, kind="STANDARD") -> dict:
     """{n: value} of the PARM lines (each n once, within the type's parameters)."""
     highest = PARM_COUNTS.get(kind, DEFAULT_PARM_COUNT)
-    return indexed(block.all("PARM"), where, 0, highest, f"a {kind} surface")
+    return indexed(
+        block.all("PARM"), where, 0, highest, f"a {kind} surface", zeros_up_to=ZERO_PARM_LIMIT
+    )
 
 
-def indexed(records, where, lowest, highest, owner) -> dict:
-    """{n: value} of numbered lines ``KEY n value`` (PARM, XDAT): n an integer in range, once."""
+def indexed(records, where, lowest, highest, owner, *, zeros_up_to=None) -> dict:
+    """{n: value} of numbered lines ``KEY n value`` (PARM, XDAT): n an integer in range, once.
+
+    With ``zeros_up_to``, a line numbered above ``highest`` (up to it) whose
+    value is 0 is skipped instead of refused.
+    """
     values, lines = {}, {}
     for record in records:
         if len(record.args) < 2:
             raise LensFileError(
                 f"{where}: line {record.line}: {record.keyword} needs a number and a value"
             )
+        if zeros_up_to is not None and record.number(1, where) == 0:
+            n = record.integer(0, where, lowest=lowest, highest=max(highest, zeros_up_to))
+            if n > highest:
+                continue
         try:
             n = record.integer(0, where, lowest=lowest, highest=highest)
         except LensFileError as exc:
