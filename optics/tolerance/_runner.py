@@ -35,6 +35,8 @@ BATCHES_PER_WORKER = 8
 CONNECT_TIMEOUT = 10.0
 #: Address schemes of a Dask scheduler reachable from other processes.
 SCHEDULER_SCHEMES = ("tcp", "tls")
+#: How long an embedded cluster's scheduler waits for a silent worker before dropping it.
+WORKER_TTL = "60s"
 #: How often a batch that raised is resubmitted.
 RETRIES = 3
 #: Environment of embedded workers: one thread each (the cluster has one worker per core).
@@ -261,6 +263,11 @@ def _dask_batches(model, seeds, workers, scheduler, backend):
                     f"({exc})"
                 ) from exc
         else:
+            import dask
+
+            # A worker that stops answering (frozen, SIGSTOPped) is dropped after WORKER_TTL
+            # and its batches rerun on the others, instead of Dask's default five minutes.
+            stack.enter_context(dask.config.set({"distributed.scheduler.worker-ttl": WORKER_TTL}))
             cluster = stack.enter_context(
                 LocalCluster(
                     n_workers=workers or os.cpu_count() or 1,
