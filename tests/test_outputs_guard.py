@@ -161,3 +161,27 @@ def test_optimize_refuses_a_start_outside_its_bounds(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "variable surfaces[2].thickness: the start" in err and "outside its bounds" in err
     assert not (tmp_path / "o.toml").exists()
+
+
+def test_a_failed_save_of_the_optimized_lens_keeps_its_values_in_the_error(
+    tmp_path, capsys, monkeypatch
+):
+    import optics.io as io_module
+    from optics.errors import LensFileError
+
+    def full_disk(optic, path):
+        raise LensFileError(f"{path}: cannot write the lens file: No space left on device")
+
+    monkeypatch.setattr(io_module, "save", full_disk)
+    out = tmp_path / "best.toml"
+    argv = ["optimize", "singlet", "--backend", "numpy", "--steps", "2", "-o", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "No space left on device" in err[0]
+    assert "the optimized values, not lost: surfaces[1].curvature = " in err[0]
+
+
+def test_two_outputs_naming_one_file_are_refused(lens, capsys, monkeypatch):
+    out = str(lens.parent / "same.png")
+    argv = ["tolerance", str(lens), "--monte-carlo", "2", "-o", out, "--plot", out]
+    _refused_at_once(capsys, argv, "name the same file", monkeypatch)
