@@ -185,3 +185,19 @@ def test_two_outputs_naming_one_file_are_refused(lens, capsys, monkeypatch):
     out = str(lens.parent / "same.png")
     argv = ["tolerance", str(lens), "--monte-carlo", "2", "-o", out, "--plot", out]
     _refused_at_once(capsys, argv, "name the same file", monkeypatch)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_an_atomic_write_never_replaces_a_fifo_behind_a_link(tmp_path):
+    import stat
+
+    from optics._atomic import write_bytes_atomically
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "figure.png"
+    link.symlink_to(fifo)
+    with pytest.raises(OSError, match="not a regular file; refusing to replace it"):
+        write_bytes_atomically(link, b"data")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["figure.png", "pipe"]
