@@ -7,6 +7,7 @@ the target's folder, which then replaces the target in one ``os.replace``.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
@@ -30,6 +31,12 @@ def write_atomically(path, write) -> Path:
     Path
         The real path written.
 
+    Raises
+    ------
+    OSError
+        When ``path`` (or what its link points to) is a
+        folder, a device or a FIFO: only regular files are replaced.
+
     Notes
     -----
     A new file gets the mode any new file gets (0666 less the umask); a file
@@ -37,6 +44,7 @@ def write_atomically(path, write) -> Path:
     removed and the target is left as it was; the error propagates.
     """
     target = Path(os.path.realpath(os.fspath(path)))
+    _check_replaceable(target)
     temporary = _create_temporary(target)
     try:
         write(temporary)
@@ -53,6 +61,25 @@ def write_atomically(path, write) -> Path:
             except OSError:
                 pass
     return target
+
+
+def _check_replaceable(target: Path):
+    """Refuse to replace anything but a regular file (a device, a FIFO, a folder).
+
+    The rename would put a regular file in its place: ``/dev/null`` (through
+    a symbolic link named like an output) would be replaced for every program.
+    """
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+        raise OSError(
+            errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL,
+            f"is {kind}; refusing to replace it with the output",
+            str(target),
+        )
 
 
 def write_bytes_atomically(path, data: bytes) -> Path:

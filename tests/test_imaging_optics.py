@@ -2,7 +2,7 @@
 and a brute-force ray render.
 
 References are independent of the simulator's own pipeline: optics' FFT PSF
-(``optics.analysis.psf.psf``) binned into pixels here, the diffraction-limited
+(``optics.analysis.psf``) binned into pixels here, the diffraction-limited
 MTF and the pixel aperture of a perfect lens, Foote's closed form for the
 irradiance from a Lambertian disk, real chief rays from ``optics.trace_rays``,
 and rays traced per scene pixel and binned.

@@ -121,7 +121,7 @@ def test_a_bad_key_is_one_line_naming_it(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (["--monte-carlo", "0"], "--monte-carlo must be a positive"),
+        (["--monte-carlo", "0"], "argument --monte-carlo: must be at least 1, not 0"),
         (["--sensitivity", "-o", "t.csv"], "need a Monte Carlo"),
         (["--workers", "0"], "--workers must be >= 1"),
     ],
@@ -131,6 +131,6 @@ def test_bad_options_are_one_line(lens, capsys, options, message):
 
 
 def test_an_unreachable_scheduler_is_one_line(lens, capsys, monkeypatch):
-    monkeypatch.setattr(_runner, "CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr(_runner, "CONNECT_TIMEOUT", 1.0)
     argv = ["tolerance", str(lens), "--backend", "numpy", "--scheduler", "tcp://127.0.0.1:9"]
     assert "no Dask scheduler answered at 'tcp://127.0.0.1:9'" in _error(capsys, argv)

@@ -22,6 +22,14 @@ import math
 from dataclasses import dataclass
 
 from .. import backend as be
+from ._checks import (
+    check_field,
+    check_frequencies,
+    check_sizes,
+    lit_fields,
+    require_focus,
+    wavelength_of,
+)
 from ._opd import sample_wavefront
 from ._psf import check_sampling, choose_samples, fast_size, psf_from_opd, sample_pupil
 from ._wavefront import pupil_samples
@@ -170,8 +178,13 @@ def mtf(
     -------
     MTFResult
     """
-    fields = tuple(optic.fields.normalized() if fields is None else fields)
-    wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)
+    fields = tuple(
+        check_field(f) for f in (optic.fields.normalized() if fields is None else fields)
+    )
+    wavelength = wavelength_of(optic, wavelength)
+    check_sizes(samples=samples, grid=grid)
+    frequencies = check_frequencies(frequencies)
+    require_focus(optic, "the MTF")
     if samples is None:
         samples = max(choose_samples(optic, f, wavelength) for f in fields)
     grid = fast_size(2 * samples) if grid is None else int(grid)
@@ -192,6 +205,8 @@ def mtf(
     tangential = be.stack(
         [interpolate_lags(along_y[i], frequencies / pupil.step_y[i]) for i in range(len(fields))]
     )
+    dark = be.where(lit_fields(pupil.amplitude, len(fields)), 0.0, math.nan)[:, None]
+    tangential, sagittal = tangential + dark, sagittal + dark  # vignetted: NaN, not 0
     limit = diffraction_limit(frequencies[None, :], cutoff[:, None])
     return MTFResult(
         fields, frequencies, tangential, sagittal, limit, cutoff, wavelength, samples, grid
@@ -208,12 +223,16 @@ def geometric_mtf(optic, field, frequencies, wavelength=None, *, rings=16):
     -------
     tangential, sagittal : arrays, shape (K,)
     """
-    wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)
+    field = check_field(field)
+    wavelength = wavelength_of(optic, wavelength)
+    check_sizes(rings=rings)
+    frequencies = check_frequencies(frequencies)
     px, py, weights = pupil_samples(rings)
     _, valid, rays, _ = sample_wavefront(optic, [field], wavelength, px, py)
     rays = in_image_frame(optic, rays)
     w = be.where(valid[0], weights, 0.0)
     total = be.maximum(be.sum(w), be.machine_eps(w))
+    dark = be.where(be.sum(w) > 0, 0.0, math.nan)  # fully vignetted: NaN, not 0
     frequencies = be.asarray([float(f) for f in frequencies])
     out = []
     for coordinate in (rays.y[0], rays.x[0]):
@@ -222,5 +241,5 @@ def geometric_mtf(optic, field, frequencies, wavelength=None, *, rings=16):
         phase = -2.0 * math.pi * frequencies[:, None] * offset[None, :]
         re = be.sum(w * be.cos(phase), axis=-1)
         im = be.sum(w * be.sin(phase), axis=-1)
-        out.append(be.sqrt(re * re + im * im) / total)
+        out.append(be.sqrt(re * re + im * im) / total + dark)
     return out[0], out[1]

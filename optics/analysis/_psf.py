@@ -29,6 +29,7 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ..polynomials.zernike import zernike_sum
 from ..sampling import square_grid
+from ._checks import check_field, check_sizes, require_focus, wavelength_of
 from ._opd import image_index_of_refraction, sample_wavefront
 from ._wavefront import pupil_samples
 from ._zernike_fit import zernike_fit
@@ -260,7 +261,10 @@ def psf(
     -------
     PSFResult
     """
-    wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)
+    field = check_field(field)
+    wavelength = wavelength_of(optic, wavelength)
+    check_sizes(samples=samples, grid=grid)
+    require_focus(optic, "the PSF")
     samples = choose_samples(optic, field, wavelength) if samples is None else int(samples)
     pupil = sample_pupil(
         optic, [field], wavelength, samples, chunk_rays=chunk_rays, progress=progress

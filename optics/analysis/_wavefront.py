@@ -205,7 +205,12 @@ def wavefront(
     -------
     WavefrontResult
     """
-    wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)
+    from ._checks import check_field, check_sizes, require_focus, wavelength_of
+
+    field = check_field(field)
+    wavelength = wavelength_of(optic, wavelength)
+    check_sizes(rings=rings)
+    require_focus(optic, "the wavefront")
     px, py, weights = pupil_samples(rings, arms)
     waves, valid, _, _ = sample_wavefront(
         optic, [field], wavelength, px, py, chunk_rays=chunk_rays, progress=progress

@@ -81,14 +81,21 @@ def in_image_frame(optic, rays):
     return rays.replace(x=x, y=y, z=z, L=L, M=M, N=N)
 
 
-def spot_statistics(rays, reference_x, reference_y, axis=None):
+MIN_SPOT_RAYS = 2
+"""Fewest valid rays a spot size is measured from (one ray has no spread: its RMS is 0)."""
+
+
+def spot_statistics(rays, reference_x, reference_y, axis=None, *, min_rays=1):
     """RMS radii, centroid and geometric radius of ``rays`` at the image.
 
     Returns a dict of arrays (gradients kept): rms_radius_chief (about the
     reference point), rms_radius_centroid, centroid_x, centroid_y, geo_radius.
     They are 0-d when ``axis`` is None (all rays pooled); with an ``axis``
     (e.g. -1 for rays shaped (wavelengths, fields, pupil)) the statistics are
-    taken along it alone and keep the other axes.
+    taken along it alone and keep the other axes.  Where fewer than
+    ``min_rays`` rays are valid every statistic is NaN (an optimization
+    operand passes :data:`MIN_SPOT_RAYS`, so that vignetting all but one ray
+    never reads as a perfect spot).
     """
     keep = axis is not None
     valid = rays.valid
@@ -103,7 +110,7 @@ def spot_statistics(rays, reference_x, reference_y, axis=None):
     d2_cen = weight * ((x - cx) ** 2 + (y - cy) ** 2)
     ms_ref = be.sum(d2_ref, axis=axis, keepdims=keep) / safe_count
     ms_cen = be.sum(d2_cen, axis=axis, keepdims=keep) / safe_count
-    none = be.where(count > 0, 0.0, float("nan"))  # NaN only when no ray survived
+    none = be.where(count >= max(min_rays, 1), 0.0, float("nan"))  # too few rays: NaN
     stats = {
         "rms_radius_chief": be.sqrt(ms_ref) + none,
         "rms_radius_centroid": be.sqrt(ms_cen) + none,

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import OpticsError
+from ..limits import MAX_GRID, MAX_PUPIL_SAMPLES, MAX_RINGS, MAX_TRIALS
 
 
 def add_backend_options(parser, *, precision=True):
@@ -192,8 +193,47 @@ def print_json(obj):
     sys.stdout.write(text + "\n")
 
 
-MAX_RINGS = 500
-"""Most hexapolar rings an option accepts (3R(R+1) + 1 = 751,501 rays per spot)."""
+MIN_PUPIL_SAMPLES = 8
+"""Fewest pupil samples of an FFT PSF/MTF."""
+
+
+def samples_option(text):
+    """argparse type of --samples: pupil samples from 8 to ``optics.limits.MAX_PUPIL_SAMPLES``."""
+    return _bounded_int(text, MIN_PUPIL_SAMPLES, MAX_PUPIL_SAMPLES)
+
+
+def grid_option(text):
+    """argparse type of --grid: an FFT size from 8 to ``optics.limits.MAX_GRID``."""
+    return _bounded_int(text, MIN_PUPIL_SAMPLES, MAX_GRID)
+
+
+def trials_option(text):
+    """argparse type of --monte-carlo: 1 to ``optics.limits.MAX_TRIALS`` trials."""
+    return _bounded_int(text, 1, MAX_TRIALS)
+
+
+def wavelength_option(text):
+    """argparse type of --wavelength: a finite, positive number of micrometres."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected micrometres, not {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(
+            f"must be a finite, positive number of micrometres, not {text!r}"
+        )
+    return value
+
+
+def finite_float(text):
+    """argparse type: a finite number (no nan, inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, not {text!r}")
+    return value
 
 
 def positive_int(text):
@@ -216,6 +256,10 @@ def _bounded_int(text, lowest, highest=None):
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
+    if highest is not None and value > highest:
+        raise argparse.ArgumentTypeError(
+            f"{value} is more than the limit of {highest} (docs/cli.md, size budget)"
+        )
     if value < lowest:
         raise argparse.ArgumentTypeError(f"must be at least {lowest}, not {value}")
     if highest is not None and value > highest:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+import warnings
+
+from ..limits import MAX_FREQUENCIES
 from ..plot import check_image_path, save_figure
 from ._common import (
     UsageError,
@@ -10,6 +14,7 @@ from ._common import (
     backend_context,
     lens_from_args,
     print_json,
+    samples_option,
     table,
 )
 from ._psf import add_chunk_options, chunk_options
@@ -36,7 +41,10 @@ def register(subparsers):
     )
     add_wavelength_option(parser)
     parser.add_argument(
-        "--samples", type=int, default=None, help="pupil samples N (default: from the slope)"
+        "--samples",
+        type=samples_option,
+        default=None,
+        help="pupil samples N, 8-1024 (default: from the slope)",
     )
     parser.add_argument(
         "--geometric",
@@ -63,8 +71,12 @@ def parse_frequencies(text):
         raise UsageError(
             f"--frequencies must be numbers separated by commas, not {text!r}"
         ) from None
-    if not values or any(v < 0 for v in values):
-        raise UsageError(f"--frequencies must be non-negative cycles/mm, not {text!r}")
+    if not values or not all(math.isfinite(v) and v >= 0 for v in values):
+        raise UsageError(f"--frequencies must be finite, non-negative cycles/mm, not {text!r}")
+    if len(values) > MAX_FREQUENCIES:
+        raise UsageError(
+            f"--frequencies: {len(values)} frequencies, more than the limit of {MAX_FREQUENCIES}"
+        )
     return values
 
 
@@ -103,6 +115,14 @@ def run(args):
         report = result.as_dict()
         if args.geometric:
             _replace_with_geometric(optic, report, args.wavelength)
+    for field in report["fields"]:
+        if not all(v == v for v in field["tangential"]):  # NaN: no ray reached the image
+            hx, hy = field["field"]
+            warnings.warn(
+                f"field ({hx:g}, {hy:g}) is fully vignetted: no pupil ray reaches the image, so "
+                "it has no MTF (null in JSON, nan in the table)",
+                stacklevel=1,
+            )
     if args.json:
         print_json(report)
         return 0

@@ -15,6 +15,7 @@ from ._common import (
     print_json,
     table,
 )
+from ._guards import interrupt_on_signals
 
 EXIT_INTERRUPTED = 130
 DRIVER_CHOICES = ("adam", "lbfgs", "least_squares", "minimize")
@@ -80,7 +81,6 @@ def register(subparsers):
 
 
 def run(args):
-    from ..io import save
     from ..io.lensfile import check_output_path
     from ..optimize import default_driver, optimize, problem_from_lens
 
@@ -88,7 +88,7 @@ def run(args):
     if args.plot:
         check_image_path(args.plot)
     backend = args.backend or (be.autodiff_backends() or ["numpy"])[0]
-    with be.using(backend):
+    with be.using(backend), interrupt_on_signals():
         optic = load_lens(args.lens, glass_fallback=getattr(args, "glass_fallback", None))
         saved_mode = optic.aiming  # the output keeps the file's own mode
         if args.aiming is not None:
@@ -106,7 +106,7 @@ def run(args):
             **section.run_options(driver),
         )
     optic.aiming = saved_mode
-    save(optic, args.output)
+    _save_or_report(optic, args.output, result)
     if result.interrupted:
         print(
             f"optics optimize: interrupted after step {result.steps}: "
@@ -124,6 +124,20 @@ def run(args):
         return 0
     _print_report(report, args)
     return 0
+
+
+def _save_or_report(optic, path, result):
+    """Save the optimized lens; if that fails (a full disk), the error line carries its values."""
+    from ..errors import LensFileError
+    from ..io import save
+
+    try:
+        save(optic, path)
+    except LensFileError as exc:
+        values = ", ".join(
+            f"{p} = {float(v):.17g}" for p, v in zip(result.paths, result.values_after)
+        )
+        raise LensFileError(f"{exc}; the optimized values, not lost: {values}") from exc
 
 
 def _print_report(report, args):

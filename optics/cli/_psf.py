@@ -8,8 +8,10 @@ from ._common import (
     add_backend_options,
     add_lens_options,
     backend_context,
+    grid_option,
     lens_from_args,
     print_json,
+    samples_option,
     table,
 )
 from ._wavefront import add_wavelength_option
@@ -28,8 +30,12 @@ def register(subparsers):
     )
     parser.add_argument("--field", type=int, default=0, metavar="I", help="field index (default 0)")
     add_wavelength_option(parser)
-    parser.add_argument("--samples", type=int, default=None, help="pupil samples N")
-    parser.add_argument("--grid", type=int, default=None, help="FFT size G (default 2N)")
+    parser.add_argument(
+        "--samples", type=samples_option, default=None, help="pupil samples N (8-1024)"
+    )
+    parser.add_argument(
+        "--grid", type=grid_option, default=None, help="FFT size G (default 2N; at most 4096)"
+    )
     parser.add_argument("--log", action="store_true", help="plot on a logarithmic scale")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--plot", metavar="OUT.png", help="write the PSF image to a file")

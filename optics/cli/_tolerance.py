@@ -5,14 +5,20 @@ from __future__ import annotations
 import math
 import sys
 
+from ..limits import MAX_WORKERS
 from ._common import (
     UsageError,
     add_aiming_option,
+    finite_float,
     json_number,
     load_lens,
     print_json,
     table,
+    trials_option,
 )
+from ._guards import check_outputs, interrupt_on_signals
+
+EXIT_INTERRUPTED = 130
 
 
 def register(subparsers):
@@ -31,7 +37,7 @@ def register(subparsers):
     parser.add_argument("--sensitivity", action="store_true", help="run the sensitivity analysis")
     parser.add_argument(
         "--monte-carlo",
-        type=int,
+        type=trials_option,
         metavar="N",
         default=None,
         help="run N Monte Carlo trials (default: the section's 'trials')",
@@ -61,7 +67,7 @@ def register(subparsers):
     )
     parser.add_argument(
         "--threshold",
-        type=float,
+        type=finite_float,
         metavar="X",
         default=None,
         help="yield threshold: a trial passes when its criterion is <= X "
@@ -104,10 +110,15 @@ def run(args):
     from ..tolerance import ToleranceModel, monte_carlo, read_section, sensitivity
 
     where = f"{args.lens}: [tolerance]"
+    _check_output_options(args)  # before any trial runs, not after them all
+    if args.scheduler is not None:
+        from ..tolerance._runner import check_scheduler_address
+
+        check_scheduler_address(args.scheduler)
     backend = args.backend or "numpy"
     autodiff = "torch" if "torch" in be.available_backends() else "numpy"
     derivative_backend = args.backend or autodiff
-    with be.using(backend):
+    with be.using(backend), interrupt_on_signals():
         optic = load_lens(args.lens, aiming=args.aiming)
         section = read_section(optic.tolerance, where)
         trials, seed, threshold = _monte_carlo_settings(args, section)
@@ -128,20 +139,55 @@ def run(args):
                 progress=not args.quiet and not args.json and sys.stderr.isatty(),
                 backend=backend,
             )
-    _write_files(args, result, section.criterion.label)
+    if result is not None and result.interrupted:
+        _write_files(args, result, section.criterion.label)
+        written = [p for p in (args.output, args.plot) if p]
+        print(
+            f"optics tolerance: interrupted after {result.trials} of {result.requested} trials"
+            + (f"; wrote them to {' and '.join(written)}" if written else ""),
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     report = {
         "criterion": section.criterion.label,
         "nominal": json_number(model.nominal_value()),
         "sensitivity": None if table_ is None else _sensitivity_rows(table_),
         "monte_carlo": None if result is None else _json_safe(result.as_dict()),
     }
+    # The results go to stdout first: a file that fails to write (a full disk) loses no run.
     if args.json:
         print_json(report)
     else:
         _print_report(
             args, f"{backend}; derivatives on {derivative_backend}", model, table_, result
         )
+    sys.stdout.flush()
+    _write_files(args, result, section.criterion.label)
+    written = [p for p in (args.output, args.plot) if p and result is not None]
+    if written and not args.json:
+        print(f"wrote {' and '.join(written)}")
     return 0
+
+
+def _check_output_options(args):
+    """Refuse -o and --plot before the work: format, folder, and never the lens file itself."""
+    from ..plot import check_image_path
+    from ..tolerance._results import PARQUET_SUFFIXES
+
+    check_outputs(
+        {"-o/--output": args.output, "--plot": args.plot},
+        [args.lens],
+    )  # -o: Parquet for .parquet/.pq, CSV for any other name
+    if args.output and args.output.lower().endswith(PARQUET_SUFFIXES):
+        try:
+            import pyarrow.parquet  # noqa: F401
+        except ImportError:
+            raise UsageError(
+                f"-o/--output {args.output}: writing Parquet needs pyarrow (pip install "
+                "pyarrow), or write a .csv file"
+            ) from None
+    if args.plot:
+        check_image_path(args.plot)
 
 
 def _monte_carlo_settings(args, section):
@@ -156,6 +202,11 @@ def _monte_carlo_settings(args, section):
         )
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be >= 1, not {args.workers}")
+    if args.workers is not None and args.workers > MAX_WORKERS:
+        raise UsageError(
+            f"--workers {args.workers} is more than the limit of {MAX_WORKERS} (docs/cli.md, "
+            "size budget)"
+        )
     if args.threshold is not None and not math.isfinite(args.threshold):
         raise UsageError(f"--threshold must be a finite number, not {args.threshold}")
     if args.seed is not None and args.seed < 0:
@@ -234,6 +285,3 @@ def _print_report(args, backend, model, sens, result):
         print(table(names, [tuple(stats[n] for n in names)]))
         if stats["yield"] is not None:
             print(f"yield {100 * stats['yield']:.1f}% with criterion <= {result.threshold:g}")
-    written = [p for p in (args.output, args.plot) if p and result is not None]
-    if written:
-        print(f"wrote {' and '.join(written)}")

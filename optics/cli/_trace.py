@@ -6,6 +6,7 @@ import csv
 import math
 
 from ..errors import LensFileError
+from ..io._files import open_text
 from ._common import (
     add_aiming_option,
     add_backend_options,
@@ -50,7 +51,7 @@ def read_rays_csv(path, *, with_lines=False):
     ``(rows, lines)``.
     """
     try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
+        with open_text(path, str(path), "ray file", newline="", encoding="utf-8-sig") as handle:
             rows, lines = _read_rows(csv.reader(handle), path)
             return (rows, lines) if with_lines else rows
     except OSError as exc:

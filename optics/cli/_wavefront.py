@@ -10,7 +10,9 @@ from ._common import (
     backend_context,
     lens_from_args,
     print_json,
+    rings_option,
     table,
+    wavelength_option,
 )
 
 
@@ -28,7 +30,10 @@ def register(subparsers):
     )
     add_wavelength_option(parser)
     parser.add_argument(
-        "--rings", type=int, default=16, help="Gauss-Legendre radial nodes (default 16)"
+        "--rings",
+        type=rings_option,
+        default=16,
+        help="Gauss-Legendre radial nodes (default 16; at most 500)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object per field list")
     parser.add_argument("--plot", metavar="OUT.png", help="write the OPD maps to an image file")
@@ -40,7 +45,10 @@ def register(subparsers):
 def add_wavelength_option(parser):
     """--wavelength in micrometres (the primary wavelength by default)."""
     parser.add_argument(
-        "--wavelength", type=float, default=None, help="micrometres (default: the primary)"
+        "--wavelength",
+        type=wavelength_option,
+        default=None,
+        help="micrometres (default: the primary)",
     )
 
 

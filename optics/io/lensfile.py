@@ -19,6 +19,7 @@ from .._atomic import write_bytes_atomically
 from .._version import __version__
 from ..errors import LensFileError
 from . import _toml_writer, zemax
+from ._files import read_bytes
 from ._parse import check_tree, json_loads, parse
 from ._schema import optic_from_dict
 from ._serialize import optic_to_dict
@@ -74,10 +75,7 @@ def load(path_or_name, *, glass_fallback=None):
     fmt = _format(path, source)
     if fmt == "zmx":
         return zemax.load(path, glass_fallback=glass_fallback)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise LensFileError(f"{source}: cannot read the lens file: {exc.strerror or exc}") from exc
+    raw = read_bytes(path, source, "lens file")
     try:
         text = raw.decode("utf-8-sig")  # a byte-order mark (as Excel writes) is skipped
     except UnicodeDecodeError as exc:

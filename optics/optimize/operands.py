@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .. import backend as be
 from .._paraxial import paraxial
-from ..analysis.spot import in_image_frame, spot_statistics
+from ..analysis.spot import MIN_SPOT_RAYS, in_image_frame, spot_statistics
 from ..errors import ConfigurationError, SolveError
 from ..trace import trace_bundle
 from ..trace.object_field import unit_field_image_height
@@ -171,7 +171,10 @@ def rms_spot(
     The value is sqrt(Σ w_fw ρ_fw² / Σ w_fw), ρ_fw the RMS radius of field f
     at wavelength w (hexapolar, ``rings`` rings) about the centroid of those
     rays or, with ``reference = "chief"``, about the primary-wavelength chief
-    ray, and w_fw = field_weights[f] · wavelength_weights[w].
+    ray, and w_fw = field_weights[f] · wavelength_weights[w].  It is NaN (no
+    value: the optimizer keeps its best finite point, a tolerance trial
+    fails) when a field keeps fewer than ``MIN_SPOT_RAYS`` valid rays at a
+    wavelength, so that vignetting the beam never reads as a perfect spot.
 
     Parameters
     ----------
@@ -202,7 +205,7 @@ def rms_spot(
         raise ConfigurationError(
             f"rms_spot reference must be 'centroid' or 'chief', not {reference!r}"
         )
-    stats = spot_statistics(rays, ref_x, ref_y, axis=-1)
+    stats = spot_statistics(rays, ref_x, ref_y, axis=-1, min_rays=MIN_SPOT_RAYS)
     radius = stats["rms_radius_chief" if reference == "chief" else "rms_radius_centroid"]
     total = sum(sum(row) for row in weights)
     return be.sqrt(be.sum(be.asarray(weights) * radius * radius) / total)

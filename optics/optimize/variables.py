@@ -96,7 +96,7 @@ class VariableSet:
     ----------
     optic : Optic
         The system; its parameter values at construction are the start x₀
-        (clipped into the bounds).
+        (ConfigurationError when one is outside its bounds).
     variables : list of Variable
 
     Attributes
@@ -117,7 +117,16 @@ class VariableSet:
         self.optic = optic
         self.variables = list(variables)
         start = np.array([_read(optic, v.path) for v in self.variables])
-        self.start = np.clip(start, *self.bounds())
+        lower, upper = self.bounds()
+        outside = np.flatnonzero((start < lower) | (start > upper))
+        if outside.size:  # never clipped silently: the "before" would not be the lens's own
+            i = int(outside[0])
+            raise ConfigurationError(
+                f"variable {self.variables[i].path}: the start {start[i]:.10g} is outside its "
+                f"bounds [{lower[i]:.10g}, {upper[i]:.10g}]; move the start inside or widen "
+                "'min'/'max'"
+            )
+        self.start = start
         self.scales = np.array([_default_scale(v, x) for v, x in zip(self.variables, self.start)])
 
     def __len__(self):

@@ -23,6 +23,11 @@ from ..trace import PupilAimWarning
 from ._perturb import bind
 from ._section import ToleranceSection, read_section
 
+
+class ToleranceWarning(UserWarning):
+    """A [tolerance] section that runs but probably does not mean what it says."""
+
+
 #: Relative merit change and gradient size at which a compensation stops.  Tighter stops
 #: change a criterion by ~1e-14 on the Cooke triplet but cost 3x more evaluations with
 #: finite-difference gradients.
@@ -99,6 +104,20 @@ class ToleranceModel:
                 get_param(self.nominal, variable.path)
             except OpticsError as exc:
                 raise LensFileError(f"{where} compensators[{i}]: key 'path': {exc}") from exc
+            toleranced = [
+                j
+                for j, p in enumerate(self.perturbations)
+                if getattr(p, "path", None) == variable.path
+            ]
+            if toleranced:  # legal (it measures what compensation recovers), but never silent
+                warnings.warn(
+                    f"{where} compensators[{i}]: {variable.path} is also toleranced "
+                    f"(items[{toleranced[0]}]): the compensator re-optimizes away its own "
+                    "perturbation, so that item's sensitivity and trials show only what "
+                    "compensation leaves",
+                    ToleranceWarning,
+                    stacklevel=3,
+                )
         if self.section.compensators:
             try:
                 Problem(copy.deepcopy(self.nominal), self.section.compensators, self._merit())
@@ -153,6 +172,8 @@ class ToleranceModel:
             merit_tol=COMPENSATOR_TOL,
             grad_tol=COMPENSATOR_TOL,
         )
+        if result.interrupted:  # a compensation cut short is no trial: the run stops
+            raise KeyboardInterrupt("interrupted while the compensators were re-optimized")
         if self.section.compensator_operands == [self.section.criterion]:
             return float(result.operands_after[0]["value"])
         return None

@@ -92,6 +92,14 @@ class MonteCarlo:
     values : ndarray, shape (N,)
         The criterion of every trial (NaN where the lens failed), in trial order.
     threshold : float or None
+    indices : ndarray of int, shape (N,), optional
+        The trial number of each row (default 0 .. N-1); an interrupted run
+        keeps only the trials it finished, with their own numbers.
+    interrupted : bool
+        True when the run was cut short (Ctrl-C, SIGTERM, SIGHUP): the rows
+        are the trials finished by then, each exactly as a full run gives it.
+    requested : int, optional
+        The trials asked for (default N).
     """
 
     seed: int
@@ -99,6 +107,15 @@ class MonteCarlo:
     draws: np.ndarray
     values: np.ndarray
     threshold: float | None = None
+    indices: np.ndarray | None = None
+    interrupted: bool = False
+    requested: int | None = None
+
+    def __post_init__(self):
+        if self.indices is None:
+            self.indices = np.arange(len(self.values))
+        if self.requested is None:
+            self.requested = len(self.values)
 
     @property
     def trials(self) -> int:

@@ -40,7 +40,7 @@ def write_trials(result, path) -> Path:
 
 def _columns(result):
     values = [float(v) if math.isfinite(v) else None for v in result.values]
-    columns = {"trial": list(range(result.trials)), "criterion": values}
+    columns = {"trial": [int(i) for i in result.indices], "criterion": values}
     for k, label in enumerate(result.labels):
         columns[label] = [float(v) for v in result.draws[:, k]]
     return columns

@@ -26,12 +26,17 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import ConfigurationError, OpticsError
+from ..limits import MAX_TRIALS, MAX_WORKERS, check_size
 from ._montecarlo import MonteCarlo, run_trial, trial_seeds
 
 #: Batches per worker (more: finer load balancing and progress; fewer: less overhead).
 BATCHES_PER_WORKER = 8
-#: How long to wait for a scheduler given by address.
-CONNECT_TIMEOUT = "30s"
+#: Seconds to wait for a scheduler given by address to connect and answer as one.
+CONNECT_TIMEOUT = 10.0
+#: Address schemes of a Dask scheduler reachable from other processes.
+SCHEDULER_SCHEMES = ("tcp", "tls")
+#: How long an embedded cluster's scheduler waits for a silent worker before dropping it.
+WORKER_TTL = "60s"
 #: How often a batch that raised is resubmitted.
 RETRIES = 3
 #: Environment of embedded workers: one thread each (the cluster has one worker per core).
@@ -88,24 +93,145 @@ def monte_carlo(
     """
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise ConfigurationError(f"the number of trials must be a positive integer, not {trials!r}")
+    check_size(trials, MAX_TRIALS, "the number of Monte Carlo trials", lowest=1)
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ConfigurationError(f"workers must be a positive integer, not {workers!r}")
+    if workers is not None:
+        check_size(workers, MAX_WORKERS, "the number of workers", lowest=1)
     backend = backend or be.get_backend()
     seeds = trial_seeds(seed, trials)
+    if scheduler is not None:
+        scheduler = check_scheduler_address(scheduler)
     draws = np.full((trials, len(model)), np.nan)
     values = np.full(trials, np.nan)
+    done = np.zeros(trials, dtype=bool)
+    interrupted = False
     with _progress_bar(trials, progress) as bar:
-        if workers == 1 and scheduler is None:
-            results = (run_trial(model, i, s, backend) for i, s in enumerate(seeds))
-            for index, drawn, value in results:
-                draws[index], values[index] = drawn, value
-                bar(1)
-        else:
-            for batch in _dask_batches(model, seeds, workers, scheduler, backend):
-                for index, drawn, value in batch:
-                    draws[index], values[index] = drawn, value
-                bar(len(batch))
-    return MonteCarlo(seed, list(model.labels), draws, values, threshold)
+        try:
+            if workers == 1 and scheduler is None:
+                for i, s in enumerate(seeds):
+                    index, drawn, value = run_trial(model, i, s, backend)
+                    draws[index], values[index], done[index] = drawn, value, True
+                    bar(1)
+            else:
+                for batch in _dask_batches(model, seeds, workers, scheduler, backend):
+                    for index, drawn, value in batch:
+                        draws[index], values[index], done[index] = drawn, value, True
+                    bar(len(batch))
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM/SIGHUP turned into it by the CLI
+            if not done.any():
+                raise
+            interrupted = True
+    if not interrupted:
+        return MonteCarlo(seed, list(model.labels), draws, values, threshold)
+    indices = np.flatnonzero(done)
+    return MonteCarlo(
+        seed,
+        list(model.labels),
+        draws[indices],
+        values[indices],
+        threshold,
+        indices=indices,
+        interrupted=True,
+        requested=trials,
+    )
+
+
+def check_scheduler_address(address) -> str:
+    """``address`` as ``scheme://host:port`` when it names a Dask scheduler's place, else an error.
+
+    The scheme is ``tcp`` or ``tls`` (``host:port`` alone means tcp), the host
+    is not empty and the port is an integer from 1 to 65535; ``tls`` needs the
+    client certificates of the Dask configuration (``distributed.comm.tls``).
+
+    Raises
+    ------
+    ConfigurationError
+        Naming the address and what is wrong with it.
+    """
+    from urllib.parse import urlsplit
+
+    if not isinstance(address, str) or not address.strip():
+        raise ConfigurationError(
+            f"scheduler address {address!r}: give tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786)"
+        )
+    text = address.strip()
+    if "://" not in text:
+        text = f"tcp://{text}"
+    parts = urlsplit(text)
+    where = f"scheduler address {address!r}"
+    if parts.scheme not in SCHEDULER_SCHEMES:
+        raise ConfigurationError(
+            f"{where}: scheme {parts.scheme!r} is not tcp or tls (a scheduler of another "
+            "process is reached over tcp:// or tls://)"
+        )
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if not parts.hostname:
+        raise ConfigurationError(f"{where}: no host (give {parts.scheme}://HOST:PORT)")
+    if port is None or not 1 <= port <= 65535:
+        raise ConfigurationError(f"{where}: the port must be an integer from 1 to 65535")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ConfigurationError(f"{where}: only {parts.scheme}://HOST:PORT, nothing after it")
+    if parts.scheme == "tls":
+        import dask
+
+        needed = ("distributed.comm.tls.ca-file", "distributed.comm.tls.client.cert")
+        missing = [key for key in needed if not dask.config.get(key, None)]
+        if missing:
+            raise ConfigurationError(
+                f"{where}: tls:// needs certificates; set {' and '.join(missing)} in the Dask "
+                "configuration (or use tcp://)"
+            )
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{parts.scheme}://{host}:{port}"
+
+
+def probe_scheduler(address, timeout=None) -> dict:
+    """The identity of the Dask scheduler at ``address``, asked within ``timeout`` seconds.
+
+    ``timeout`` defaults to :data:`CONNECT_TIMEOUT`.
+
+    A closed port, a host that does not answer, or a peer that does not
+    answer as a Dask scheduler (an HTTP server, a Dask worker) raises
+    :class:`SchedulerUnreachableError` after at most about ``timeout`` seconds.
+    """
+    import asyncio
+    import concurrent.futures
+
+    timeout = CONNECT_TIMEOUT if timeout is None else float(timeout)
+
+    async def identity():
+        from distributed.comm import connect
+
+        comm = await asyncio.wait_for(connect(address, timeout=timeout), timeout)
+        try:
+            await asyncio.wait_for(comm.write({"op": "identity", "reply": True}), timeout)
+            return await asyncio.wait_for(comm.read(), timeout)
+        finally:
+            comm.abort()
+
+    # A thread of its own: the probe has its own event loop even when the caller runs one.
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    try:
+        reply = pool.submit(asyncio.run, identity()).result(timeout=3 * timeout + 1)
+    except (OSError, asyncio.TimeoutError, concurrent.futures.TimeoutError, EOFError) as exc:
+        raise SchedulerUnreachableError(
+            f"no Dask scheduler answered at {address!r} within {timeout:g} s "
+            f"({type(exc).__name__}{': ' + str(exc) if str(exc) else ''})"
+        ) from None
+    except Exception as exc:  # the peer's bytes are no Dask message
+        raise SchedulerUnreachableError(
+            f"{address!r} is not a Dask scheduler (its answer cannot be read: {type(exc).__name__})"
+        ) from None
+    finally:
+        pool.shutdown(wait=False)
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        kind = reply.get("type") if isinstance(reply, dict) else type(reply).__name__
+        raise SchedulerUnreachableError(f"{address!r} is not a Dask scheduler (it is a {kind})")
+    return reply
 
 
 def run_batch(model, indices, seeds, backend):
@@ -128,13 +254,20 @@ def _dask_batches(model, seeds, workers, scheduler, backend):
         ) from exc
     with contextlib.ExitStack() as stack:
         if scheduler is not None:
+            probe_scheduler(scheduler)
             try:
-                client = stack.enter_context(Client(scheduler, timeout=CONNECT_TIMEOUT))
+                client = stack.enter_context(Client(scheduler, timeout=f"{CONNECT_TIMEOUT}s"))
             except OSError as exc:
                 raise SchedulerUnreachableError(
-                    f"no Dask scheduler answered at {scheduler!r} within {CONNECT_TIMEOUT} ({exc})"
+                    f"no Dask scheduler answered at {scheduler!r} within {CONNECT_TIMEOUT:g} s "
+                    f"({exc})"
                 ) from exc
         else:
+            import dask
+
+            # A worker that stops answering (frozen, SIGSTOPped) is dropped after WORKER_TTL
+            # and its batches rerun on the others, instead of Dask's default five minutes.
+            stack.enter_context(dask.config.set({"distributed.scheduler.worker-ttl": WORKER_TTL}))
             cluster = stack.enter_context(
                 LocalCluster(
                     n_workers=workers or os.cpu_count() or 1,

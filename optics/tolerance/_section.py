@@ -16,6 +16,7 @@ import numbers
 from dataclasses import dataclass, field
 
 from ..errors import LensFileError
+from ..limits import MAX_TRIALS
 from ..optimize.drivers import DRIVERS
 from ..optimize.merit import Operand
 from ..optimize.section import read_operand, read_variable
@@ -32,6 +33,8 @@ SECTION_KEYS = (
     "threshold",
 )
 DISTRIBUTIONS = ("uniform", "normal")
+#: Most optimizer steps of one compensation (each trial runs one).
+MAX_COMPENSATOR_STEPS = 10000
 #: Keys of each item kind (besides ``kind``, ``plus_minus`` and ``distribution``).
 ITEM_KEYS = {
     "parameter": ("path", "relative"),
@@ -164,9 +167,11 @@ def read_section(section, where="[tolerance]") -> ToleranceSection:
         ],
         compensator_operands=[criterion] if operands is None else _operands(operands, where),
         compensator_driver=driver,
-        compensator_steps=_integer(section, "compensator_steps", where, 5, minimum=1),
+        compensator_steps=_integer(
+            section, "compensator_steps", where, 5, minimum=1, maximum=MAX_COMPENSATOR_STEPS
+        ),
         items=[_item(entry, f"{where} items[{i}]") for i, entry in enumerate(items)],
-        trials=_integer(section, "trials", where, None, minimum=1),
+        trials=_integer(section, "trials", where, None, minimum=1, maximum=MAX_TRIALS),
         seed=_integer(section, "seed", where, None, minimum=0),
         threshold=None if threshold is None else _number(section, "threshold", where),
     )
@@ -195,7 +200,7 @@ def _item(entry, where) -> Item:
     if not isinstance(entry, dict):
         raise LensFileError(f"{where}: must be a table, not {entry!r}")
     kind = entry.get("kind", "parameter")
-    if kind not in ITEM_KEYS:
+    if not isinstance(kind, str) or kind not in ITEM_KEYS:
         raise LensFileError(
             f"{where}: key 'kind' must be one of {', '.join(ITEM_KINDS)}, not {kind!r}"
         )
@@ -269,10 +274,14 @@ def _number(table, key, where, default=None, *, positive=False):
     return float(value)
 
 
-def _integer(table, key, where, default, *, minimum):
+def _integer(table, key, where, default, *, minimum, maximum=None):
     value = table.get(key, default)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise LensFileError(f"{where}: key '{key}' must be an integer >= {minimum}, not {value!r}")
+    if maximum is not None and value > maximum:
+        raise LensFileError(
+            f"{where}: key '{key}' is {value}, more than the limit of {maximum} (optics.limits)"
+        )
     return value

@@ -27,6 +27,7 @@ from ...errors import LensFileError
 from ...surfaces import media
 from ...system import Aperture
 from ...trace.aim import stop_radius
+from .._files import read_bytes
 from .._schema import optic_from_dict
 from . import _floa, _surfaces, _system, _telecentric, _text
 from ._glass import ZemaxWarning
@@ -58,15 +59,21 @@ def read(path, *, glass_fallback=None) -> dict:
     heights (``_telecentric``).
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise LensFileError(f"{path}: cannot read the lens file: {exc.strerror or exc}") from exc
+    raw = read_bytes(path, str(path), "lens file")
     return reads(raw, str(path), glass_fallback=glass_fallback)
 
 
 def reads(raw: bytes, source: str = "<zmx>", *, glass_fallback=None) -> dict:
     """Lens-file data of .zmx bytes (see :func:`read`)."""
+    try:
+        return _reads(raw, source, glass_fallback)
+    except (OverflowError, ZeroDivisionError) as exc:  # a number the checks let through
+        raise LensFileError(
+            f"{source}: a number is out of the range the lens data can hold ({exc})"
+        ) from None
+
+
+def _reads(raw, source, glass_fallback):
     if glass_fallback not in GLASS_FALLBACKS:
         raise LensFileError(f"glass_fallback must be None or 'model', not {glass_fallback!r}")
     zmx = _text.parse(_text.decode(raw, source), source)
@@ -133,6 +140,15 @@ def loads(raw: bytes, source: str = "<zmx>", *, glass_fallback=None):
 
 def optic_from_zmx_data(data, source):
     """The Optic of :func:`read`'s data, with a finite-conjugate FNUM turned into an EPD."""
+    try:
+        return _optic_from_zmx_data(data, source)
+    except (OverflowError, ZeroDivisionError) as exc:  # a number the checks let through
+        raise LensFileError(
+            f"{source}: a number is out of the range the lens data can hold ({exc})"
+        ) from None
+
+
+def _optic_from_zmx_data(data, source):
     aperture = data["aperture"]
     infinite = data["surfaces"][0].get("thickness") == float("inf")
     fno = aperture["type"] == "image_fno"

@@ -23,6 +23,7 @@ The XPOLYNOM and Zernike layouts follow OpticStudio's manual; no corpus file hol
 from __future__ import annotations
 
 from ...errors import LensFileError
+from ...limits import MAX_POLYNOMIAL_TERMS
 
 KINDS = {
     "XPOLYNOM": "xy_polynomial",
@@ -33,17 +34,31 @@ KINDS = {
 
 
 def xdat(block, where) -> dict:
-    """{n: value} of the XDAT (extra data) lines."""
-    return {r.integer(0, where): r.number(1, where) for r in block.all("XDAT")}
+    """{n: value} of the XDAT (extra data) lines (each n once, 1 to the budget's count + 4)."""
+    from ._surfaces import indexed
+
+    return indexed(block.all("XDAT"), where, 1, MAX_POLYNOMIAL_TERMS + 4, "a surface")
+
+
+def term_count(block, extra, n, where) -> int:
+    """XDAT ``n`` as a number of terms: an integer from 0 to the budget's limit."""
+    value = extra.get(n, 0.0)
+    if value != int(value) or not 0 <= value <= MAX_POLYNOMIAL_TERMS:
+        line = next(r.line for r in block.all("XDAT") if float(r.args[0]) == n)
+        raise LensFileError(
+            f"{where}: line {line}: XDAT {n} {value:g}: the number of terms must be an integer "
+            f"from 0 to {MAX_POLYNOMIAL_TERMS} (optics.limits)"
+        )
+    return int(value)
 
 
 def freeform(kind, block, params, where, scale, entry):
     """Fill ``entry`` (already holding radius, conic) for an extra-data surface."""
     extra = xdat(block, where)
     if kind == "QED_TYPE":
-        return _q_type(extra, where, scale, entry)
-    terms = int(extra.get(1, 0))
-    radius = extra.get(2, 1.0) * scale
+        return _q_type(block, extra, where, scale, entry)
+    terms = term_count(block, extra, 1, where)
+    radius = _norm_radius(extra, 2, where) * scale
     values = [extra.get(3 + k, 0.0) * scale for k in range(terms)]
     if any(params.get(n, 0.0) != 0 for n in range(1, 9)):
         raise LensFileError(
@@ -52,7 +67,13 @@ def freeform(kind, block, params, where, scale, entry):
         )
     if kind == "XPOLYNOM":
         entry["type"] = "xy_polynomial"
-        entry["coefficients"] = _polynomial_rows(values, radius)
+        try:
+            entry["coefficients"] = _polynomial_rows(values, radius)
+        except (OverflowError, ZeroDivisionError):
+            raise LensFileError(
+                f"{where}: XDAT 2 {radius:g}: the normalization radius raised to the terms' "
+                "powers is out of the range of a float"
+            ) from None
     else:
         entry["type"] = "zernike"
         entry["coefficients"] = values or [0.0]
@@ -62,16 +83,26 @@ def freeform(kind, block, params, where, scale, entry):
     return entry
 
 
-def _q_type(extra, where, scale, entry):
+def _q_type(block, extra, where, scale, entry):
     if extra.get(1, 0.0) != 0:
         raise LensFileError(
             f"{where}: QED_TYPE of kind {extra[1]:g} (XDAT 1): only Q^bfs (kind 0) is read"
         )
-    terms = int(extra.get(2, 0))
+    terms = term_count(block, extra, 2, where)
     entry["type"] = "qbfs"
     entry["terms"] = [extra.get(4 + m, 0.0) * scale for m in range(terms)]
-    entry["norm_radius"] = extra.get(3, 1.0) * scale
+    entry["norm_radius"] = _norm_radius(extra, 3, where) * scale
     return entry
+
+
+def _norm_radius(extra, n, where) -> float:
+    """XDAT ``n``, the normalization radius: a positive length (1 when not given)."""
+    value = extra.get(n, 1.0)
+    if not value > 0:
+        raise LensFileError(
+            f"{where}: XDAT {n} {value:g}: the normalization radius must be a positive length"
+        )
+    return value
 
 
 def q_type_xdat(spec) -> list:

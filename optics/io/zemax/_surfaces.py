@@ -81,7 +81,14 @@ def surface_table(block, context, medium):
         )
     if material != "air" and block.number != context.last:
         entry["material"] = material
-    if block.get("STOP") is not None and 0 < block.number < context.last:
+    stop = block.get("STOP")
+    if stop is not None:
+        if not 0 < block.number < context.last:
+            what = "object" if block.number == 0 else "image"
+            raise LensFileError(
+                f"{where}: line {stop.line}: STOP on the {what} surface: the stop must be one "
+                f"of surfaces 1 to {context.last - 1}"
+            )
         entry["stop"] = True
     if kind != "COORDBRK" and 0 < block.number:
         _apertures(block, where, scale, entry)
@@ -109,9 +116,51 @@ def _type(block, where):
     )
 
 
-def _params(block, where) -> dict:
-    """{n: value} of the PARM lines."""
-    return {r.integer(0, where): r.number(1, where) for r in block.all("PARM")}
+#: Highest PARM number of each surface type (the parameters OpticStudio gives it).
+PARM_COUNTS = {"COORDBRK": 6, "PARAXIAL": 2, "BICONICX": 16}
+DEFAULT_PARM_COUNT = 8
+#: A PARM beyond its type's parameters is tolerated up to this number when it is 0
+#: (a writer that fills every parameter column with zeros); beyond, or nonzero, refused.
+ZERO_PARM_LIMIT = 24
+
+
+def _params(block, where, kind="STANDARD") -> dict:
+    """{n: value} of the PARM lines (each n once, within the type's parameters)."""
+    highest = PARM_COUNTS.get(kind, DEFAULT_PARM_COUNT)
+    return indexed(
+        block.all("PARM"), where, 0, highest, f"a {kind} surface", zeros_up_to=ZERO_PARM_LIMIT
+    )
+
+
+def indexed(records, where, lowest, highest, owner, *, zeros_up_to=None) -> dict:
+    """{n: value} of numbered lines ``KEY n value`` (PARM, XDAT): n an integer in range, once.
+
+    With ``zeros_up_to``, a line numbered above ``highest`` (up to it) whose
+    value is 0 is skipped instead of refused.
+    """
+    values, lines = {}, {}
+    for record in records:
+        if len(record.args) < 2:
+            raise LensFileError(
+                f"{where}: line {record.line}: {record.keyword} needs a number and a value"
+            )
+        if zeros_up_to is not None and record.number(1, where) == 0:
+            n = record.integer(0, where, lowest=lowest, highest=max(highest, zeros_up_to))
+            if n > highest:
+                continue
+        try:
+            n = record.integer(0, where, lowest=lowest, highest=highest)
+        except LensFileError as exc:
+            raise LensFileError(
+                f"{exc} ({owner} has {record.keyword} {lowest}-{highest})"
+            ) from None
+        if n in values:
+            raise LensFileError(
+                f"{where}: line {record.line}: {record.keyword} {n} is given twice (lines "
+                f"{lines[n]} and {record.line})"
+            )
+        values[n], lines[n] = record.number(1, where), record.line
+    return values
 
 
 def _base(block, where, scale) -> dict:
@@ -142,7 +191,7 @@ def _coefficients(params, first, last, power, scale):
 
 def _shape(kind, block, where, scale) -> dict:
     entry = _base(block, where, scale)
-    params = _params(block, where)
+    params = _params(block, where, kind)
     if kind == "STANDARD":
         return entry
     if kind == "EVENASPH":
@@ -184,7 +233,7 @@ def _paraxial(params, where, scale):
 
 def _no_zernike(block, where):
     extra = _freeforms.xdat(block, where)
-    terms = int(extra.get(1, 0))
+    terms = _freeforms.term_count(block, extra, 1, where)
     if terms and any(extra.get(n, 0.0) != 0 for n in range(3, 3 + terms)):
         raise LensFileError(
             f"{where}: TOROIDAL surface with {terms} Zernike terms (XDAT): the Zernike "
@@ -193,7 +242,7 @@ def _no_zernike(block, where):
 
 
 def _coordinate_break(block, where) -> dict:
-    params = _params(block, where)
+    params = _params(block, where, "COORDBRK")
     entry: dict = {"type": "coordinate_break"}
     decenter = [params.get(1, 0.0), params.get(2, 0.0)]
     tilt = [params.get(3, 0.0), params.get(4, 0.0), params.get(5, 0.0)]
@@ -201,7 +250,14 @@ def _coordinate_break(block, where) -> dict:
         entry["decenter"] = decenter
     if any(tilt):
         entry["tilt"] = tilt
-    if params.get(6, 0.0) != 0:
+    order = params.get(6, 0.0)
+    if order not in (0.0, 1.0):
+        line = next(r.line for r in block.all("PARM") if r.integer(0, where) == 6)
+        raise LensFileError(
+            f"{where}: line {line}: PARM 6 {order:g}: a coordinate break's order flag is 0 "
+            "(decenter, then tilt) or 1 (tilt, then decenter)"
+        )
+    if order == 1:
         entry["order"] = 1
     return entry
 

@@ -19,6 +19,7 @@ import math
 import warnings
 
 from ...errors import LensFileError
+from ...limits import MAX_FIELDS, MAX_WAVELENGTHS
 from ._glass import ZemaxWarning
 
 UNITS = {"MM": 1.0, "CM": 10.0, "IN": 25.4, "METER": 1000.0, "M": 1000.0}
@@ -54,6 +55,16 @@ def aperture(zmx, source, scale) -> dict:
         record = zmx.get(keyword)
         if record is not None:
             value = record.number(0, source)
+            if not value > 0:
+                raise LensFileError(
+                    f"{source}: line {record.line}: {keyword} {record.args[0]}: the system "
+                    "aperture must be a positive number"
+                )
+            if keyword == "OBNA" and not value < 1:
+                raise LensFileError(
+                    f"{source}: line {record.line}: OBNA {record.args[0]}: an object-space "
+                    "numerical aperture must be below 1"
+                )
             return {"type": kind, "value": value * scale if is_length else value}
     if zmx.get("FLOA") is not None:
         return {"type": "floating"}
@@ -72,7 +83,7 @@ def fields(zmx, source, scale) -> dict:
     kind, count = 0, None
     if ftyp is not None:
         kind = ftyp.integer(0, source)
-        count = ftyp.integer(2, source, 1.0)
+        count = ftyp.integer(2, source, 1.0, lowest=1, highest=MAX_FIELDS)
     if kind not in FIELD_TYPES:
         raise LensFileError(
             f"{source}: line {ftyp.line}: field type {kind} (FTYP) is not supported "
@@ -82,6 +93,11 @@ def fields(zmx, source, scale) -> dict:
     ys = _values(zmx, "YFLN", source)
     if count is None:
         count = max(len(xs), len(ys), 1)
+        if count > MAX_FIELDS:
+            raise LensFileError(
+                f"{source}: {count} field values (XFLN/YFLN), more than the limit of "
+                f"{MAX_FIELDS} fields (optics.limits)"
+            )
     xs = (xs + [0.0] * count)[:count]
     ys = (ys + [0.0] * count)[:count]
     unit = 1.0 if kind == 0 else scale
@@ -100,12 +116,27 @@ def fields(zmx, source, scale) -> dict:
 def wavelengths(zmx, source) -> dict:
     """The [wavelengths] table (µm) with the 0-based primary."""
     ftyp = zmx.get("FTYP")
-    count = ftyp.integer(3, source, 0.0) if ftyp is not None and len(ftyp.args) > 3 else None
+    count = None
+    if ftyp is not None and len(ftyp.args) > 3:
+        count = ftyp.integer(3, source, 0.0, lowest=0, highest=MAX_WAVELENGTHS)
     values, weights = [], None
+    seen = {}
     for record in zmx.all("WAVM"):
-        index = record.integer(0, source)
+        index = record.integer(0, source, lowest=1, highest=MAX_WAVELENGTHS)
+        if index in seen:
+            raise LensFileError(
+                f"{source}: line {record.line}: WAVM {index} is given twice (lines "
+                f"{seen[index]} and {record.line})"
+            )
+        seen[index] = record.line
         if count is None or index <= count:
-            values.append((index, record.number(1, source), record.number(2, source, 1.0)))
+            wavelength = record.number(1, source)
+            if not wavelength > 0:
+                raise LensFileError(
+                    f"{source}: line {record.line}: WAVM {index}: wavelength {record.args[1]} "
+                    "must be a positive number of micrometres"
+                )
+            values.append((index, wavelength, record.number(2, source, 1.0)))
     if values:
         values.sort()
         weights = [weight for _, _, weight in values]
@@ -114,6 +145,11 @@ def wavelengths(zmx, source) -> dict:
         values = _values(zmx, "WAVL", source)
         if count:
             values = values[:count]
+        if len(values) > MAX_WAVELENGTHS or not all(v > 0 for v in values):
+            raise LensFileError(
+                f"{source}: line {zmx.get('WAVL').line}: WAVL: the wavelengths must be at "
+                f"most {MAX_WAVELENGTHS} positive numbers of micrometres"
+            )
     if not values:
         raise LensFileError(f"{source}: no wavelengths (WAVM or WAVL lines)")
     record = zmx.get("PWAV")
@@ -151,13 +187,13 @@ def ray_aiming(zmx, source) -> str:
     record = zmx.get("RAIM")
     if record is None or len(record.args) < 2:
         return "paraxial"
-    return "paraxial" if record.integer(1, source, 0.0) == 0 else "real"
+    return "paraxial" if record.integer(1, source, 0.0, lowest=0, highest=2) == 0 else "real"
 
 
 def object_telecentric(zmx, source) -> bool:
     """FTYP's second value: 1 when object space is telecentric."""
     ftyp = zmx.get("FTYP")
-    return ftyp is not None and len(ftyp.args) > 1 and ftyp.integer(1, source, 0.0) == 1
+    return ftyp is not None and len(ftyp.args) > 1 and ftyp.flag(1, source, 0.0) == 1
 
 
 def telecentric_and_aiming(data, zmx, source):
@@ -202,6 +238,11 @@ def _values(zmx, keyword, source) -> list:
     record = zmx.get(keyword)
     if record is None:
         return []
+    if len(record.args) > MAX_FIELDS:
+        raise LensFileError(
+            f"{source}: line {record.line}: {keyword} has {len(record.args)} values, more than "
+            f"the limit of {MAX_FIELDS} (optics.limits)"
+        )
     return [record.number(i, source) for i in range(len(record.args))]
 
 

@@ -10,9 +10,17 @@ byte-order mark), UTF-8 and ISO-8859-1 (Latin-1), with CRLF or LF line ends.
 from __future__ import annotations
 
 import codecs
+import math
 from dataclasses import dataclass, field
 
 from ...errors import LensFileError
+from ...limits import MAX_SURFACES
+
+#: Keywords whose numbers may be INFINITY (an object at infinity is DISZ INFINITY).
+INFINITE_KEYWORDS = frozenset({"DISZ"})
+#: Lines every SURF block holds (OpticStudio writes them in every block): a block
+#: without them is a file cut short.
+REQUIRED_SURFACE_KEYWORDS = ("DISZ",)
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8-sig"),
@@ -31,32 +39,55 @@ class Record:
     rest: str
 
     def number(self, i, where, default=None):
-        """Argument ``i`` as a float (INFINITY spelled out is inf); LensFileError names the line."""
+        """Argument ``i`` as a finite float; LensFileError names the line.
+
+        INFINITY (spelled out, or inf) is read only where Zemax means it: a
+        thickness (DISZ).  NaN is never a value.
+        """
         if i >= len(self.args):
             if default is not None:
                 return default
             raise LensFileError(f"{where}: line {self.line}: {self.keyword} needs argument {i + 1}")
         token = self.args[i]
-        if token.upper() in ("INFINITY", "INF", "+INFINITY"):
-            return float("inf")
-        if token.upper() in ("-INFINITY", "-INF"):
-            return float("-inf")
-        try:
-            return float(token)
-        except ValueError:
+        if token.upper() in ("INFINITY", "INF", "+INFINITY", "+INF"):
+            value = math.inf
+        elif token.upper() in ("-INFINITY", "-INF"):
+            value = -math.inf
+        else:
+            try:
+                value = float(token)
+            except ValueError:
+                raise LensFileError(
+                    f"{where}: line {self.line}: {self.keyword} argument {i + 1} must be a "
+                    f"number, not {token!r}"
+                ) from None
+        if math.isnan(value) or (math.isinf(value) and self.keyword not in INFINITE_KEYWORDS):
             raise LensFileError(
-                f"{where}: line {self.line}: {self.keyword} argument {i + 1} must be a number, "
-                f"not {token!r}"
-            ) from None
-
-    def integer(self, i, where, default=None):
-        """Argument ``i`` as an int (written as an integer or a float like 3.0)."""
-        value = self.number(i, where, default)
-        if value != int(value):
-            raise LensFileError(
-                f"{where}: line {self.line}: {self.keyword} argument {i + 1} must be an integer"
+                f"{where}: line {self.line}: {self.keyword} argument {i + 1} must be a finite "
+                f"number, not {token!r}"
             )
-        return int(value)
+        return value
+
+    def integer(self, i, where, default=None, *, lowest=None, highest=None):
+        """Argument ``i`` as an int (written as an integer or a float like 3.0), in range."""
+        value = self.number(i, where, default)
+        if not math.isfinite(value) or value != int(value):
+            raise LensFileError(
+                f"{where}: line {self.line}: {self.keyword} argument {i + 1} must be an "
+                f"integer, not {self.args[i]!r}"
+            )
+        value = int(value)
+        if (lowest is not None and value < lowest) or (highest is not None and value > highest):
+            bounds = f"from {lowest} to {highest}" if highest is not None else f">= {lowest}"
+            raise LensFileError(
+                f"{where}: line {self.line}: {self.keyword} argument {i + 1} must be an "
+                f"integer {bounds}, not {value}"
+            )
+        return value
+
+    def flag(self, i, where, default=None):
+        """Argument ``i`` as 0 or 1 (an on/off value)."""
+        return self.integer(i, where, default, lowest=0, highest=1)
 
 
 @dataclass
@@ -128,7 +159,7 @@ def parse(text: str, source: str) -> ZmxText:
         keyword = keyword.upper()
         record = Record(number, keyword, tuple(rest.split()), rest.strip())
         if keyword == "SURF":
-            index = record.integer(0, source)
+            index = record.integer(0, source, lowest=0, highest=MAX_SURFACES)
             if index != len(surfaces):
                 raise LensFileError(
                     f"{source}: line {number}: SURF {index} out of order (expected "
@@ -145,7 +176,36 @@ def parse(text: str, source: str) -> ZmxText:
             header.setdefault(keyword, []).append(record)
     if not surfaces:
         raise LensFileError(f"{source}: no SURF blocks: not a sequential Zemax lens file")
+    for block in surfaces:
+        _check_complete(block, source)
+    _check_image(surfaces[-1], source)
     return ZmxText(header, surfaces)
+
+
+def _check_image(block, source):
+    """Refuse a last block with a thickness: OpticStudio's image surface has DISZ 0.
+
+    A file cut between two SURF blocks would otherwise read as a shorter lens
+    whose "image" is an optical surface of the real one.
+    """
+    record = block.get("DISZ")
+    value = record.number(0, source)
+    if value != 0:
+        raise LensFileError(
+            f"{source}: line {record.line}: the last surface, SURF {block.number}, has DISZ "
+            f"{record.args[0]}: an image surface has thickness 0, so the file is truncated "
+            "(or its image surface is missing)"
+        )
+
+
+def _check_complete(block, source):
+    """Refuse a SURF block without the lines every block has: the file was cut short."""
+    missing = [k for k in REQUIRED_SURFACE_KEYWORDS if k not in block.records]
+    if missing:
+        raise LensFileError(
+            f"{source}: line {block.line}: SURF {block.number} has no {', '.join(missing)} line "
+            "(every surface states its thickness): the file is truncated or incomplete"
+        )
 
 
 # Keywords that belong to a surface block even when a script wrote them unindented.

@@ -1,0 +1,92 @@
+"""Entry checks of the diffraction analyses (PSF, MTF, wavefront): inputs refused with the reason.
+
+Each public analysis calls these before it traces: the wavelength is a
+finite, positive number of micrometres; the fields are finite; the sizes
+stay inside the budget of :mod:`optics.limits`; the system has a focus (an
+afocal system has no image-space reference sphere, so its PSF pixels and
+MTF frequencies would be those of an image at infinity); and a field
+whose every pupil ray is vignetted gets NaN figures (null in JSON), as in
+the PSF and the wavefront, not an MTF of 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import backend as be
+from ..errors import ConfigurationError
+from ..limits import check_size, check_wavelength
+
+
+def wavelength_of(optic, wavelength):
+    """The analysis wavelength (µm): ``optic``'s primary for None, else a checked float."""
+    if wavelength is None:
+        return optic.primary_wavelength
+    return check_wavelength(wavelength, "wavelength")
+
+
+def check_field(field):
+    """A normalized field (hx, hy) of two finite numbers, as a tuple of floats."""
+    try:
+        values = tuple(float(v) for v in field)
+    except (TypeError, ValueError):
+        raise ConfigurationError(f"a field is (hx, hy), two numbers, not {field!r}") from None
+    if len(values) != 2 or not all(math.isfinite(v) for v in values):
+        raise ConfigurationError(f"a field is (hx, hy), two finite numbers, not {field!r}")
+    return values
+
+
+def check_sizes(*, samples=None, grid=None, rings=None):
+    """Refuse pupil samples, an FFT grid or rings beyond :mod:`optics.limits` (None: unchecked)."""
+    from ..limits import MAX_GRID, MAX_PUPIL_SAMPLES, MAX_RINGS
+
+    if samples is not None:
+        check_size(samples, MAX_PUPIL_SAMPLES, "pupil samples", lowest=2)
+    if grid is not None:
+        check_size(grid, MAX_GRID, "the FFT grid", lowest=2)
+    if rings is not None:
+        check_size(rings, MAX_RINGS, "rings", lowest=1)
+
+
+def check_frequencies(frequencies):
+    """Spatial frequencies (cycles/mm) as a list of finite, non-negative floats."""
+    from ..limits import MAX_FREQUENCIES
+
+    if frequencies is None:
+        return None
+    try:
+        values = [float(f) for f in frequencies]
+    except (TypeError, ValueError):
+        raise ConfigurationError(
+            f"frequencies must be numbers of cycles/mm, not {frequencies!r}"
+        ) from None
+    bad = [f for f in values if not (math.isfinite(f) and f >= 0)]
+    if bad:
+        raise ConfigurationError(
+            f"frequencies must be finite, non-negative cycles/mm, not {bad[0]!r}"
+        )
+    check_size(len(values), MAX_FREQUENCIES, "the number of frequencies")
+    return values
+
+
+def require_focus(optic, what):
+    """Raise ConfigurationError when ``optic`` is afocal (no finite effective focal length)."""
+    from .._paraxial import paraxial
+
+    efl = float(be.item(be.detach(paraxial(optic).efl)))  # inf when afocal (optics.paraxial)
+    if not math.isfinite(efl):
+        raise ConfigurationError(
+            f"{what} needs a focus, but the system is afocal (effective focal length "
+            f"{efl:g} mm): its image is at infinity; add a focusing lens (an ideal "
+            "'paraxial' surface) to analyse the beam it sends out"
+        )
+
+
+def lit_fields(amplitude, count):
+    """Boolean array (F,): True where field f's pupil passes at least one ray.
+
+    ``amplitude`` is the (F, ...) pupil amplitude (0 where no ray passes).
+    A fully vignetted field has no PSF or MTF: the analyses give it NaN
+    (null in JSON), never a number such as an MTF of 0.
+    """
+    return be.sum(be.reshape(amplitude, (count, -1)), axis=-1) > 0
