@@ -22,6 +22,7 @@ LAYERS = (
     ("optics._version", 0),
     ("optics.errors", 0),
     ("optics._atomic", 0),
+    ("optics.limits", 0),
     ("optics.backend", 0),
     ("optics.solvers", 1),
     ("optics.polynomials", 2),

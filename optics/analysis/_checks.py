@@ -73,7 +73,10 @@ def require_focus(optic, what):
     """Raise ConfigurationError when ``optic`` is afocal (no finite effective focal length)."""
     from .._paraxial import paraxial
 
-    efl = float(be.item(be.detach(paraxial(optic).efl)))  # inf when afocal (optics.paraxial)
+    efl = be.detach(paraxial(optic).efl)
+    if be.is_abstract(efl):
+        return  # under jax.jit nothing can be read: an afocal system's figures are inf/NaN
+    efl = float(be.item(efl))  # inf when afocal (optics.paraxial)
     if not math.isfinite(efl):
         raise ConfigurationError(
             f"{what} needs a focus, but the system is afocal (effective focal length "

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from ...errors import LensFileError
 from ...limits import MAX_POLYNOMIAL_TERMS
+from ._text import indexed
 
 KINDS = {
     "XPOLYNOM": "xy_polynomial",
@@ -35,8 +36,6 @@ KINDS = {
 
 def xdat(block, where) -> dict:
     """{n: value} of the XDAT (extra data) lines (each n once, 1 to the budget's count + 4)."""
-    from ._surfaces import indexed
-
     return indexed(block.all("XDAT"), where, 1, MAX_POLYNOMIAL_TERMS + 4, "a surface")
 
 

@@ -12,6 +12,7 @@ import warnings
 from ...errors import LensFileError
 from . import _freeforms, _glass
 from ._glass import ZemaxWarning
+from ._text import indexed
 
 # TYPE names read, and the ones refused with a reason.
 READ_TYPES = (
@@ -130,37 +131,6 @@ def _params(block, where, kind="STANDARD") -> dict:
     return indexed(
         block.all("PARM"), where, 0, highest, f"a {kind} surface", zeros_up_to=ZERO_PARM_LIMIT
     )
-
-
-def indexed(records, where, lowest, highest, owner, *, zeros_up_to=None) -> dict:
-    """{n: value} of numbered lines ``KEY n value`` (PARM, XDAT): n an integer in range, once.
-
-    With ``zeros_up_to``, a line numbered above ``highest`` (up to it) whose
-    value is 0 is skipped instead of refused.
-    """
-    values, lines = {}, {}
-    for record in records:
-        if len(record.args) < 2:
-            raise LensFileError(
-                f"{where}: line {record.line}: {record.keyword} needs a number and a value"
-            )
-        if zeros_up_to is not None and record.number(1, where) == 0:
-            n = record.integer(0, where, lowest=lowest, highest=max(highest, zeros_up_to))
-            if n > highest:
-                continue
-        try:
-            n = record.integer(0, where, lowest=lowest, highest=highest)
-        except LensFileError as exc:
-            raise LensFileError(
-                f"{exc} ({owner} has {record.keyword} {lowest}-{highest})"
-            ) from None
-        if n in values:
-            raise LensFileError(
-                f"{where}: line {record.line}: {record.keyword} {n} is given twice (lines "
-                f"{lines[n]} and {record.line})"
-            )
-        values[n], lines[n] = record.number(1, where), record.line
-    return values
 
 
 def _base(block, where, scale) -> dict:

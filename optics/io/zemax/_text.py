@@ -214,3 +214,34 @@ _SURFACE_KEYWORDS = frozenset(
     SCBD MIRR HIDE SLAB POPS MEMA FIMP SSID COAT VDSZ PPAR PZUP OEMA MNUM MOFF DMFS
     TOLE CTGT PPAR VPAR VCON XDAT""".split()
 )
+
+
+def indexed(records, where, lowest, highest, owner, *, zeros_up_to=None) -> dict:
+    """{n: value} of numbered lines ``KEY n value`` (PARM, XDAT): n an integer in range, once.
+
+    With ``zeros_up_to``, a line numbered above ``highest`` (up to it) whose
+    value is 0 is skipped instead of refused.
+    """
+    values, lines = {}, {}
+    for record in records:
+        if len(record.args) < 2:
+            raise LensFileError(
+                f"{where}: line {record.line}: {record.keyword} needs a number and a value"
+            )
+        if zeros_up_to is not None and record.number(1, where) == 0:
+            n = record.integer(0, where, lowest=lowest, highest=max(highest, zeros_up_to))
+            if n > highest:
+                continue
+        try:
+            n = record.integer(0, where, lowest=lowest, highest=highest)
+        except LensFileError as exc:
+            raise LensFileError(
+                f"{exc} ({owner} has {record.keyword} {lowest}-{highest})"
+            ) from None
+        if n in values:
+            raise LensFileError(
+                f"{where}: line {record.line}: {record.keyword} {n} is given twice (lines "
+                f"{lines[n]} and {record.line})"
+            )
+        values[n], lines[n] = record.number(1, where), record.line
+    return values
