@@ -21,6 +21,8 @@ docs/lens-files.md for the ``[optimize]`` section that ``optics optimize``
 reads.
 """
 
+from .constraints import Constraint
+from .diagnostics import OptimizationWarning
 from .drivers import DRIVERS, default_driver, optimize
 from .history import History, OptimizationResult, StepRecord, StopCriteria
 from .merit import Merit, Operand
@@ -30,6 +32,8 @@ from .section import OptimizeSection, problem_from_lens, read_section
 from .variables import Variable
 
 __all__ = [
+    "Constraint",
+    "OptimizationWarning",
     "DRIVERS",
     "OPERANDS",
     "History",

@@ -21,6 +21,7 @@ from ..paraxial import paraxial
 from ..trace import trace_bundle
 from ..trace.object_field import unit_field_image_height
 from ..trace.real_image_height import field_parameters
+from .operands_optical import OPTICAL_OPERANDS
 from .operands_wavefront import WAVEFRONT_OPERANDS
 
 
@@ -311,4 +312,5 @@ OPERANDS = {
     "center_thickness": center_thickness,
     "edge_thickness": edge_thickness,
     **WAVEFRONT_OPERANDS,  # rms_wavefront, strehl, mtf
+    **OPTICAL_OPERANDS,  # axial_color, lateral_color, ray angles, magnification, image_height ...
 }
