@@ -15,8 +15,7 @@ import optics
 from optics import backend as be
 from optics.errors import ConfigurationError
 from optics.io import optic_from_dict
-from optics.optimize import Constraint, MeritContext, Operand, Problem
-from optics.optimize.operands_optical import register_operand
+from optics.optimize import Constraint, MeritContext, Operand, Problem, register_operand
 from optics.paraxial import paraxial
 
 

@@ -27,6 +27,7 @@ from .drivers import DRIVERS, default_driver, optimize
 from .history import History, OptimizationResult, StepRecord, StopCriteria
 from .merit import Merit, Operand
 from .operands import OPERANDS, MeritContext
+from .operands_user import register_operand
 from .problem import Problem
 from .section import OptimizeSection, problem_from_lens, read_section
 from .variables import Variable
@@ -50,4 +51,5 @@ __all__ = [
     "optimize",
     "problem_from_lens",
     "read_section",
+    "register_operand",
 ]

@@ -6,15 +6,12 @@ data and real rays through ``be``, so Torch and JAX differentiate them
 exactly).  Wavelength arguments are 0-based indices into the optic's
 wavelengths; (hx, hy), (px, py) normalized field and pupil coordinates.
 
-User operands are Python functions registered by name
-(:func:`register_operand`); they then work everywhere a built-in operand
-does: :class:`~optics.optimize.Operand`, constraints, the ``[optimize]``
-section and ``--operand``.
+User operands (Python functions registered by name) live in
+:mod:`optics.optimize.operands_user`.
 """
 
 from __future__ import annotations
 
-import inspect
 import math
 
 from .. import backend as be
@@ -22,6 +19,12 @@ from ..errors import ConfigurationError
 from ..paraxial import paraxial
 
 _DEGREES = 180.0 / math.pi
+
+
+def _along_field(x, y, hx, hy):
+    """The component of (x, y) along the field direction (hx, hy); y on axis."""
+    norm = (hx * hx + hy * hy) ** 0.5
+    return (x * hx + y * hy) / norm if norm > 0 else y
 
 
 def _pair(ctx, wavelengths, what):
@@ -54,8 +57,6 @@ def lateral_color(ctx, hx=0.0, hy=1.0, wavelengths=None):
 
     Heights along the field direction of (hx, hy) on the image surface.
     """
-    from .operands import _along_field
-
     heights = []
     for wavelength in _pair(ctx, wavelengths, "lateral_color"):
         ray = ctx.ray(hx, hy, 0.0, 0.0, wavelength, "lateral_color")
@@ -85,8 +86,6 @@ def chief_ray_angle(ctx, hx=0.0, hy=1.0, wavelength=None):
     0 for an image-space telecentric lens; the CRA a sensor's microlenses
     accept is an ``at_most`` limit on it.
     """
-    from .operands import _along_field
-
     ray = ctx.ray(hx, hy, 0.0, 0.0, ctx.wavelength(wavelength), "chief_ray_angle")
     return be.arctan2(_along_field(ray.L, ray.M, hx, hy), ray.N) * _DEGREES
 
@@ -136,46 +135,3 @@ OPTICAL_OPERANDS = {
     "image_height": image_height,
     "clear_aperture": clear_aperture,
 }
-
-
-def register_operand(name, function, *, replace=False):
-    """Make the Python function ``function`` an operand named ``name``.
-
-    Parameters
-    ----------
-    name : str
-        The operand type, as written in :class:`~optics.optimize.Operand`,
-        a constraint, the ``[optimize]`` section or ``--operand``.
-    function : callable
-        ``function(ctx, **arguments) -> 0-d array``; ``ctx`` is the
-        :class:`~optics.optimize.MeritContext` (``ctx.optic``,
-        ``ctx.first_order``, ``ctx.ray(...)``, ``ctx.bundle(...)``), the
-        keyword arguments (with defaults where optional) are the operand's
-        keys.  Use ``be`` functions so that the gradients stay exact.
-    replace : bool
-        Allow replacing an operand of the same name.
-
-    Examples
-    --------
-    >>> from optics.optimize import Operand, register_operand
-    >>> def power(ctx):
-    ...     return 1.0 / ctx.first_order.efl
-    >>> register_operand("power", power, replace=True)
-    >>> Operand("power", target=0.02).label
-    'power'
-    """
-    from .operands import OPERANDS
-
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ConfigurationError(f"an operand name must be an identifier, not {name!r}")
-    if not callable(function):
-        raise ConfigurationError(f"operand {name}: {function!r} is not callable")
-    parameters = list(inspect.signature(function).parameters.values())
-    if not parameters or parameters[0].kind not in (
-        inspect.Parameter.POSITIONAL_ONLY,
-        inspect.Parameter.POSITIONAL_OR_KEYWORD,
-    ):
-        raise ConfigurationError(f"operand {name}: the function must take the context first")
-    if name in OPERANDS and not replace and OPERANDS[name] is not function:
-        raise ConfigurationError(f"operand {name!r} exists; pass replace=True to replace it")
-    OPERANDS[name] = function
