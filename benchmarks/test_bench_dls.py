@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent / "dls"
 #: Optiland 0.6.3 LeastSquares (trf): start merit, final merit, wall seconds.
 OPTILAND = {
     "singlet_f4": (0.2647064641668307, 0.0037242086947654567, 35.4),
-    "doublet": (1528.766006475144, None, None),
+    "doublet": (1528.766006475144, 0.0001689392079826813, 89.7),
 }
 
 
