@@ -119,3 +119,45 @@ def test_an_imported_zmx(tmp_path, capsys):
     )
     assert after < 0.5 * before
     assert out.exists()
+
+
+DIVERGING = """
+name = "F/10 singlet, Adam with a huge learning rate"
+[aperture]
+type = "epd"
+value = 10.0
+[fields]
+type = "angle"
+values = [0.0]
+[wavelengths]
+values = [0.55]
+[[surfaces]]
+thickness = inf
+[[surfaces]]
+radius = 100.0
+thickness = 2.0
+material = { index = 1.5 }
+stop = true
+[[surfaces]]
+radius = -100.0
+thickness = 99.0
+[[surfaces]]
+[optimize]
+driver = "adam"
+learning_rate = 300.0
+steps = 15
+variables = ["surfaces[1].curvature", "surfaces[2].curvature", "surfaces[2].thickness"]
+operands = [{ type = "rms_spot" }, { type = "efl", target = 100.0 }]
+"""
+
+
+def test_the_summary_says_when_a_run_diverged(tmp_path, capsys):
+    pytest.importorskip("torch")
+    lens = tmp_path / "diverging.toml"
+    lens.write_text(DIVERGING)
+    argv = ["optimize", str(lens), "--backend", "torch", "-o", str(tmp_path / "o.toml")]
+    assert main(argv) == 0
+    printed = capsys.readouterr()
+    assert "warning: the run diverged" in printed.out  # the summary line
+    assert "kept the best point (step 0" in printed.out
+    assert "the run diverged" in printed.err  # and the warning on stderr
