@@ -89,7 +89,8 @@ def optimize(
         Show a tqdm progress bar (when tqdm is installed).
     **options
         Driver options: ``learning_rate`` (adam, lbfgs), ``method`` ("trf"
-        or "lm", least_squares).
+        or "lm", least_squares), ``jacobian`` ("auto", "exact" or
+        "differences", dls).
 
     Returns
     -------
@@ -102,8 +103,16 @@ def optimize(
     Raises
     ------
     ConfigurationError
-        Unknown driver or option, a Torch driver on NumPy, or a merit that is
-        not finite at the start.
+        Unknown driver or option, a Torch driver on NumPy, a merit that is
+        not finite at the start, or constraints given to a driver that cannot
+        hold them (only dls and minimize can).
+
+    Warns
+    -----
+    OptimizationWarning
+        When the merit rose for many consecutive steps (the run diverged) or
+        a step made the lens invalid (see :mod:`optics.optimize.diagnostics`);
+        the same sentences are in ``result.warnings``.
     """
     driver = default_driver() if driver is None else driver
     if driver not in DRIVERS:
