@@ -7,7 +7,8 @@ literals below were measured with Optiland 0.6.3's ``LeastSquares``
 (``method_choice="trf"``, bounds as here, ``tol=1e-12``, ``maxiter=1000``,
 NumPy backend; one ``rms_spot_size`` operand per field and wavelength with
 weight 1/√(F·W), hexapolar 6 rings, and ``f2`` target 100, which is the same
-merit: both codes give the same start merit to 10 digits), on the same
+merit: both codes give the same start merit to 10 digits, except where the
+glass data differ, noted below), on the same
 2-core machine, by a scratch script outside the repository.  Quick mode
 (``OPTICS_BENCH_QUICK=1``) runs 5 steps and asserts nothing about the merit.
 """
@@ -31,6 +32,9 @@ HERE = Path(__file__).resolve().parent / "dls"
 OPTILAND = {
     "singlet_f4": (0.2647064641668307, 0.0037242086947654567, 35.4),
     "doublet": (1528.766006475144, 0.0001689392079826813, 89.7),
+    # Optiland resolves SK16 to N-SK16 (its start merit is 130.39899, ours 130.39212) and
+    # stopped at maxiter = 1000 evaluations.
+    "cooke_perturbed": (130.39211593446035, 0.00015957165296190753, 954.7),
 }
 
 
@@ -48,7 +52,7 @@ def test_dls_design_problem(benchmark, name):
     result = benchmark.pedantic(run, rounds=1, iterations=1)
     wall = time.perf_counter() - start
     before, merit, seconds = OPTILAND[name]
-    assert result.merit_before == pytest.approx(before, rel=1e-8)  # the same merit
+    assert result.merit_before == pytest.approx(before, rel=1e-8)  # our start merit
     assert result.merit_after < result.merit_before
     if merit is not None:
         expect_target(
