@@ -16,9 +16,10 @@ from ._common import (
     table,
 )
 from ._guards import interrupt_on_signals
+from ._optimize_args import add_section_options, apply_section_options
 
 EXIT_INTERRUPTED = 130
-DRIVER_CHOICES = ("adam", "lbfgs", "least_squares", "minimize")
+DRIVER_CHOICES = ("dls", "adam", "lbfgs", "least_squares", "minimize")
 
 
 def register(subparsers):
@@ -28,10 +29,12 @@ def register(subparsers):
         description="Vary the variables of LENS's [optimize] section to lower its merit function "
         "(the weighted sum of squared operand residuals), print the merit before and after and a "
         "per-operand table, and write the optimized lens to OUT (atomically; LENS itself is only "
-        "replaced when -o names it). See docs/optimization.md.",
+        "replaced when -o names it). Without a section (an imported .zmx), --vary and --operand "
+        "give the variables and operands, e.g. --vary radius:1-6 --operand rms_spot "
+        "--operand efl=50. See docs/optimization.md.",
     )
     parser.add_argument(
-        "lens", metavar="LENS", help="lens file (.toml/.json) or built-in sample name"
+        "lens", metavar="LENS", help="lens file (.toml/.json/.zmx) or built-in sample name"
     )
     parser.add_argument(
         "--backend",
@@ -44,7 +47,7 @@ def register(subparsers):
         "--driver",
         choices=DRIVER_CHOICES,
         default=None,
-        help="optimizer (default: the section's 'driver', else minimize); "
+        help="optimizer (default: the section's 'driver', else dls, damped least squares); "
         "adam needs --backend torch or jax, lbfgs --backend torch",
     )
     parser.add_argument(
@@ -75,6 +78,7 @@ def register(subparsers):
         help="write the merit history as a figure (needs matplotlib)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_section_options(parser)
     add_aiming_option(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
@@ -93,6 +97,7 @@ def run(args):
         saved_mode = optic.aiming  # the output keeps the file's own mode
         if args.aiming is not None:
             optic.aiming = args.aiming
+        apply_section_options(optic, args)
         problem, section = problem_from_lens(optic, f"{args.lens}: [optimize]")
         driver = args.driver or section.driver or default_driver()
         steps = section.steps if args.steps is None else args.steps
@@ -146,6 +151,7 @@ def _print_report(report, args):
         f"({report['message']})"
     )
     print(f"merit before {report['merit_before']:.6g}, after {report['merit_after']:.6g}")
+    _print_diagnostics(report)
     print()
     rows = [
         (
@@ -169,6 +175,15 @@ def _print_report(report, args):
     )
     print()
     print(f"wrote {args.output}" + (f" and {args.plot}" if args.plot else ""))
+
+
+def _print_diagnostics(report):
+    """The run's warnings (diverged, invalid steps) and the constraints, in the summary."""
+    for note in report.get("warnings", []):
+        print(f"warning: {note}")
+    for row in report.get("constraints", []):
+        state = "met" if row["satisfied"] else "NOT MET"
+        print(f"constraint {row['label']}: {row['value']:.6g} ({state})")
 
 
 def save_history_figure(history, path, title=""):

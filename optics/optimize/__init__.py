@@ -21,15 +21,20 @@ docs/lens-files.md for the ``[optimize]`` section that ``optics optimize``
 reads.
 """
 
+from .constraints import Constraint
+from .diagnostics import OptimizationWarning
 from .drivers import DRIVERS, default_driver, optimize
 from .history import History, OptimizationResult, StepRecord, StopCriteria
 from .merit import Merit, Operand
 from .operands import OPERANDS, MeritContext
+from .operands_user import register_operand
 from .problem import Problem
 from .section import OptimizeSection, problem_from_lens, read_section
 from .variables import Variable
 
 __all__ = [
+    "Constraint",
+    "OptimizationWarning",
     "DRIVERS",
     "OPERANDS",
     "History",
@@ -46,4 +51,5 @@ __all__ = [
     "optimize",
     "problem_from_lens",
     "read_section",
+    "register_operand",
 ]

@@ -9,17 +9,32 @@ import warnings
 from .. import backend as be
 from ..errors import ConfigurationError
 from ..trace import PupilAimWarning
+from .constraints import run_slsqp
+from .diagnostics import OptimizationWarning, diagnose
+from .dls import run_dls
 from .history import OptimizationResult, Recorder, StopCriteria
 from .scipy_driver import run_least_squares, run_minimize
 from .torch_driver import run_adam, run_lbfgs
 
+
+def run_minimize_constrained(problem, recorder):
+    """L-BFGS-B, or SLSQP when the problem has inequality constraints."""
+    if problem.constraints:
+        return run_slsqp(problem, recorder)
+    return run_minimize(problem, recorder)
+
+
 #: Driver name -> (run function, needs autograd).
 DRIVERS = {
+    "dls": (run_dls, False),
     "adam": (run_adam, True),
     "lbfgs": (run_lbfgs, True),
     "least_squares": (run_least_squares, False),
-    "minimize": (run_minimize, False),
+    "minimize": (run_minimize_constrained, False),
 }
+
+#: Drivers that hold a problem's inequality constraints as constraints.
+CONSTRAINED_DRIVERS = ("dls", "minimize")
 
 
 def driver_options(driver) -> list[str]:
@@ -28,13 +43,15 @@ def driver_options(driver) -> list[str]:
 
 
 def default_driver() -> str:
-    """``"minimize"`` (L-BFGS-B): robust with few operands, bounded, on either backend.
+    """``"dls"``: damped least squares on ray-level residuals, bounded and constrained.
 
-    ``least_squares`` sees one residual per operand, so it shines when there
-    are about as many operands as variables; with a single spot operand its
-    Gauss–Newton model has rank one and it crawls.
+    The merit is a sum of squared residuals, and a spot operand expands into
+    one residual per ray coordinate (:mod:`optics.optimize.operands_rays`),
+    so the Gauss–Newton model of :mod:`optics.optimize.dls` has full rank
+    even with a single spot operand; it runs on every backend (exact
+    Jacobian on Torch and JAX, finite differences on NumPy).
     """
-    return "minimize"
+    return "dls"
 
 
 def optimize(
@@ -56,7 +73,7 @@ def optimize(
     Parameters
     ----------
     problem : Problem
-    driver : {"adam", "lbfgs", "least_squares", "minimize"}, optional
+    driver : {"dls", "adam", "lbfgs", "least_squares", "minimize"}, optional
         Default :func:`default_driver`.
     steps : int
         Most optimizer steps (iterations).
@@ -72,7 +89,8 @@ def optimize(
         Show a tqdm progress bar (when tqdm is installed).
     **options
         Driver options: ``learning_rate`` (adam, lbfgs), ``method`` ("trf"
-        or "lm", least_squares).
+        or "lm", least_squares), ``jacobian`` ("auto", "exact" or
+        "differences", dls).
 
     Returns
     -------
@@ -85,8 +103,16 @@ def optimize(
     Raises
     ------
     ConfigurationError
-        Unknown driver or option, a Torch driver on NumPy, or a merit that is
-        not finite at the start.
+        Unknown driver or option, a Torch driver on NumPy, a merit that is
+        not finite at the start, or constraints given to a driver that cannot
+        hold them (only dls and minimize can).
+
+    Warns
+    -----
+    OptimizationWarning
+        When the merit rose for many consecutive steps (the run diverged) or
+        a step made the lens invalid (see :mod:`optics.optimize.diagnostics`);
+        the same sentences are in ``result.warnings``.
     """
     driver = default_driver() if driver is None else driver
     if driver not in DRIVERS:
@@ -100,6 +126,7 @@ def optimize(
         )
     if needs_autograd:
         be.optim.require_autograd(f"the {driver!r} driver")
+    _check_constraints(problem, driver)
     start = problem.start()
     before = problem.report(start)
     merit_before = sum(row["contribution"] for row in before)
@@ -129,6 +156,8 @@ def optimize(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PupilAimWarning)
         after = problem.report(best)  # also leaves the optic at the best point
+    notes = _diagnostics(recorder)
+    constraints_after = problem.constraints.report(problem.optic) if problem.constraints else []
     return OptimizationResult(
         driver=driver,
         merit_before=merit_before,
@@ -142,4 +171,24 @@ def optimize(
         history=recorder.history,
         message=recorder.message,
         interrupted=interrupted,
+        warnings=notes,
+        constraints_after=constraints_after,
     )
+
+
+def _check_constraints(problem, driver):
+    """A driver that cannot hold constraints refuses a problem that has them."""
+    if problem.constraints and driver not in CONSTRAINED_DRIVERS:
+        raise ConfigurationError(
+            f"the {driver!r} driver does not take constraints; use "
+            f"{' or '.join(CONSTRAINED_DRIVERS)}, or write the limits as at_least / at_most "
+            "operands (penalties)"
+        )
+
+
+def _diagnostics(recorder) -> list[str]:
+    """Warn (OptimizationWarning) each diagnostic of the run and return them."""
+    notes = diagnose(recorder.history, recorder.invalid_steps)
+    for note in notes:
+        warnings.warn(note, OptimizationWarning, stacklevel=3)
+    return notes

@@ -32,6 +32,8 @@ class StepRecord:
         The variables in their own units (mm, 1/mm, ...).
     elapsed : float
         Seconds since the run started.
+    feasible : bool
+        False when the point breaks one of the problem's constraints.
     """
 
     step: int
@@ -39,6 +41,7 @@ class StepRecord:
     gradient_norm: float
     values: np.ndarray
     elapsed: float
+    feasible: bool = True
 
 
 @dataclass
@@ -100,8 +103,13 @@ class History:
         return np.array([r.step for r in self.records])
 
     def best(self) -> StepRecord:
-        """The record with the lowest finite merit (the first one if none is finite)."""
+        """The record with the lowest finite merit (the first one if none is finite).
+
+        Records that break a constraint count only when no record meets them all.
+        """
         finite = [r for r in self.records if math.isfinite(r.merit)]
+        feasible = [r for r in finite if r.feasible]
+        finite = feasible or finite
         return min(finite, key=lambda r: r.merit) if finite else self.records[0]
 
 
@@ -127,6 +135,7 @@ class Recorder:
     def __init__(self, to_physical, stop, callback=None, progress=False):
         self.history = History()
         self.message = ""
+        self.invalid_steps = 0  # trial points a driver rejected because the merit was not finite
         self._points = []  # scaled variables u of each record
         self._to_physical = to_physical
         self.stop = stop
@@ -134,7 +143,7 @@ class Recorder:
         self._started = time.perf_counter()
         self._bar = _progress_bar(stop.steps, progress)
 
-    def record(self, step, merit, u, gradient=None) -> bool:
+    def record(self, step, merit, u, gradient=None, feasible=True) -> bool:
         """Add a record; returns True when the run must stop (the reason is in ``message``)."""
         norm = math.nan if gradient is None else float(np.linalg.norm(gradient))
         entry = StepRecord(
@@ -143,6 +152,7 @@ class Recorder:
             gradient_norm=norm,
             values=self._to_physical(u),
             elapsed=time.perf_counter() - self._started,
+            feasible=bool(feasible),
         )
         self.history.records.append(entry)
         self._points.append(np.array(u, dtype=float))
@@ -211,6 +221,11 @@ class OptimizationResult:
         Why the run stopped.
     interrupted : bool
         True when Ctrl-C (KeyboardInterrupt) ended the run early.
+    warnings : list of str
+        Plain-language diagnostics of the run (:mod:`optics.optimize.diagnostics`):
+        the merit rose for many consecutive steps, a step made the lens invalid.
+    constraints_after : list of dict
+        :meth:`optics.optimize.constraints.ConstraintSet.report` rows at the result.
     """
 
     driver: str
@@ -225,6 +240,8 @@ class OptimizationResult:
     history: History
     message: str
     interrupted: bool = False
+    warnings: list = field(default_factory=list)
+    constraints_after: list = field(default_factory=list)
 
     def as_dict(self) -> dict:
         """The JSON form: merit_before, merit_after, steps, operands, variables (plain values)."""
@@ -252,6 +269,8 @@ class OptimizationResult:
             "merit_after": self.merit_after,
             "steps": self.steps,
             "message": self.message,
+            "warnings": list(self.warnings),
+            "constraints": list(self.constraints_after),
             "operands": operands,
             "variables": variables,
         }

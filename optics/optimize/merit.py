@@ -132,6 +132,24 @@ class Merit:
         values = self.values(optic)
         return be.stack([be.reshape(op.residual(v), ()) for op, v in zip(self.operands, values)])
 
+    def ray_residuals(self, optic):
+        """The ray-level residual vector: spot operands ray by ray, the others one each.
+
+        Its squared norm is the merit (see :mod:`optics.optimize.operands_rays`);
+        shape (M,), M ≥ the number of operands.
+        """
+        from .operands_rays import RAY_RESIDUALS, expands
+
+        ctx = MeritContext(optic, compiled=self.compiled)
+        parts = []
+        for operand in self.operands:
+            if expands(operand):
+                deviations = RAY_RESIDUALS[operand.type](ctx, **operand.args)
+                parts.append(deviations * operand.weight**0.5)
+            else:
+                parts.append(be.reshape(operand.residual(operand.value(ctx)), (1,)))
+        return be.concatenate(parts)
+
     def __call__(self, optic):
         """The merit Σ r² (0-d array)."""
         r = self.residuals(optic)

@@ -22,6 +22,7 @@ from ..trace import trace_bundle
 from ..trace.object_field import unit_field_image_height
 from ..trace.real_image_height import field_parameters
 from .operands_analyses import ANALYSIS_OPERANDS
+from .operands_optical import OPTICAL_OPERANDS
 from .operands_wavefront import WAVEFRONT_OPERANDS
 
 
@@ -315,5 +316,6 @@ OPERANDS = {
     "center_thickness": center_thickness,
     "edge_thickness": edge_thickness,
     **WAVEFRONT_OPERANDS,  # rms_wavefront, strehl, mtf
-    **ANALYSIS_OPERANDS,  # seidel, field_curvature, distortion_percent, focal_shift, lateral_color
+    **ANALYSIS_OPERANDS,  # seidel, field_curvature, distortion_percent, focal_shift
+    **OPTICAL_OPERANDS,  # axial_color, lateral_color, ray angles, magnification, image_height ...
 }

@@ -11,7 +11,7 @@ through real rays (:func:`optics.trace_rays`).  Fields are normalized heights
 from __future__ import annotations
 
 from .. import backend as be
-from ..analysis._colour import back_focus, height_difference
+from ..analysis._colour import back_focus
 from ..analysis._distortion import chief_heights
 from ..analysis._field_curvature import focus_shifts
 from ..analysis._seidel import SEIDEL_TERMS
@@ -73,16 +73,10 @@ def focal_shift(ctx, wavelength=0):
     return be.where(be.asarray(reference) < 0, -1.0, 1.0) * shift
 
 
-def lateral_color(ctx, hy=1.0):
-    """Chief-ray height at the shortest minus the longest wavelength (mm) at field ``hy``."""
-    return height_difference(ctx.optic, be.asarray([float(hy)]))[0]
-
-
 #: Operand name -> function, merged into ``optics.optimize.operands.OPERANDS``.
 ANALYSIS_OPERANDS = {
     "seidel": seidel,
     "field_curvature": field_curvature,
     "distortion_percent": distortion_percent,
     "focal_shift": focal_shift,
-    "lateral_color": lateral_color,
 }

@@ -28,6 +28,9 @@ class Problem:
     variables : list of Variable or str
         Strings are paths without bounds.
     merit : Merit or list of Operand
+    constraints : list of Constraint, optional
+        Inequalities the ``dls`` and ``minimize`` drivers hold as constraints
+        (:mod:`optics.optimize.constraints`); they add nothing to the merit.
 
     Notes
     -----
@@ -37,8 +40,11 @@ class Problem:
     change of a radius typically moves the residuals by more than that).
     """
 
-    def __init__(self, optic, variables, merit):
+    def __init__(self, optic, variables, merit, constraints=()):
+        from .constraints import ConstraintSet
+
         self.optic = optic
+        self.constraints = ConstraintSet(constraints)
         variables = [Variable(v) if isinstance(v, str) else v for v in variables]
         self.variables = VariableSet(optic, variables)
         self.merit = merit if isinstance(merit, Merit) else Merit(list(merit))
@@ -101,6 +107,62 @@ class Problem:
             minus[i] -= h
             columns.append((self.residuals_numpy(plus) - self.residuals_numpy(minus)) / (2 * h))
         return np.stack(columns, axis=1)
+
+    # --- ray-level residuals and constraints (dls, slsqp) ------------------------------
+
+    def ray_residuals(self, u):
+        """Ray-level residual vector (backend array, shape (M,)) at u; see Merit.ray_residuals."""
+        self.variables.apply(u)
+        return self.merit.ray_residuals(self.optic)
+
+    def ray_residuals_numpy(self, u) -> np.ndarray:
+        """Ray-level residuals at u as an ndarray (M,), computed without a graph."""
+        return self._numpy(self.ray_residuals, u)
+
+    def ray_jacobian(self, u, exact=True):
+        """Ray-level residuals (M,) and their Jacobian (M, n).
+
+        ``exact``: autograd where the backend has it (else two-sided
+        differences); False: two-sided differences on every backend.
+        """
+        return self._vector_and_jacobian(self.ray_residuals, u, exact)
+
+    def constraint_values(self, u):
+        """Constraint rows g (backend array, shape (k,)) at u; feasible where all g ≥ 0."""
+        self.variables.apply(u)
+        return self.constraints.values(self.optic)
+
+    def constraint_values_numpy(self, u) -> np.ndarray:
+        """Constraint rows at u as an ndarray (k,)."""
+        return self._numpy(self.constraint_values, u)
+
+    def constraint_jacobian(self, u):
+        """Constraint rows (k,) and their Jacobian with respect to u (k, n)."""
+        return self._vector_and_jacobian(self.constraint_values, u)
+
+    def _numpy(self, fn, u) -> np.ndarray:
+        with be.no_grad():
+            return np.asarray(be.to_numpy(fn(np.asarray(u, dtype=float))), dtype=float)
+
+    def _vector_and_jacobian(self, fn, u, exact=True):
+        """fn(u) (m,) and dfn/du (m, n): autograd, else two-sided differences.
+
+        The difference step is eps^(1/3) · max(1, |u_i|), eps the backend's
+        machine epsilon (truncation and round-off error both ~ eps^(2/3)).
+        """
+        if exact and be.optim.has_autograd():
+            return be.optim.residuals_and_jacobian(fn, u)
+        u = np.asarray(u, dtype=float)
+        eps = float(be.machine_eps(be.asarray(1.0)))
+        columns = []
+        for i in range(self.size):
+            h = eps ** (1 / 3) * max(1.0, abs(u[i]))
+            plus, minus = u.copy(), u.copy()
+            plus[i] += h
+            minus[i] -= h
+            columns.append((self._numpy(fn, plus) - self._numpy(fn, minus)) / (2 * h))
+        value = self._numpy(fn, u)
+        return value, np.stack(columns, axis=1).reshape(value.shape[0], self.size)
 
     # --- results ----------------------------------------------------------------------
 

@@ -15,14 +15,17 @@ from dataclasses import dataclass, field
 
 from ..errors import LensFileError, OpticsError
 from ..params import get_param
+from .constraints import Constraint
+from .dls import JACOBIANS
 from .drivers import DRIVERS, driver_options
 from .merit import KINDS, Merit, Operand, operand_arguments
 from .operands import OPERANDS, MeritContext
 from .problem import Problem
 from .variables import Variable
 
-SETTINGS_KEYS = ("driver", "steps", "merit_tol", "grad_tol", "learning_rate", "method")
-SECTION_KEYS = ("variables", "operands", *SETTINGS_KEYS)
+SETTINGS_KEYS = ("driver", "steps", "merit_tol", "grad_tol", "learning_rate", "method", "jacobian")
+SECTION_KEYS = ("variables", "operands", "constraints", *SETTINGS_KEYS)
+CONSTRAINT_KEYS = ("type", "min", "max")
 VARIABLE_KEYS = ("path", "min", "max", "scale")
 OPERAND_KEYS = ("type", "target", "weight", "kind")
 
@@ -40,7 +43,10 @@ class OptimizeSection:
     steps : int
     merit_tol, grad_tol : float
     options : dict
-        Driver options present in the section (``learning_rate``, ``method``).
+        Driver options present in the section (``learning_rate``, ``method``,
+        ``jacobian``).
+    constraints : list of Constraint
+        The ``constraints`` entries (held by the dls and minimize drivers).
     """
 
     variables: list
@@ -50,6 +56,7 @@ class OptimizeSection:
     merit_tol: float = 1e-10
     grad_tol: float = 1e-10
     options: dict = field(default_factory=dict)
+    constraints: list = field(default_factory=list)
 
     def run_options(self, driver) -> dict:
         """The options that ``driver`` takes, for :func:`~optics.optimize.optimize`."""
@@ -100,6 +107,16 @@ def read_section(section, where="[optimize]") -> OptimizeSection:
                 f"{where}: key 'method' must be 'trf' or 'lm', not {section['method']!r}"
             )
         options["method"] = section["method"]
+    if "jacobian" in section:
+        if section["jacobian"] not in JACOBIANS:
+            raise LensFileError(
+                f"{where}: key 'jacobian' must be one of {', '.join(JACOBIANS)}, "
+                f"not {section['jacobian']!r}"
+            )
+        options["jacobian"] = section["jacobian"]
+    constraints = section.get("constraints", [])
+    if not isinstance(constraints, list):
+        raise LensFileError(f"{where}: key 'constraints' must be a list of tables")
     return OptimizeSection(
         variables=[
             _variable(v, f"{where} variables[{i}]") for i, v in enumerate(section["variables"])
@@ -110,6 +127,9 @@ def read_section(section, where="[optimize]") -> OptimizeSection:
         merit_tol=_number(section, "merit_tol", where, default=1e-10),
         grad_tol=_number(section, "grad_tol", where, default=1e-10),
         options=options,
+        constraints=[
+            read_constraint(c, f"{where} constraints[{i}]") for i, c in enumerate(constraints)
+        ],
     )
 
 
@@ -131,13 +151,18 @@ def problem_from_lens(optic, where="[optimize]"):
             operand.value(ctx)
         except OpticsError as exc:
             raise LensFileError(f"{where} operands[{i}] ({operand.type}): {exc}") from exc
+    for i, constraint in enumerate(section.constraints):
+        try:
+            constraint.operand.value(ctx)
+        except OpticsError as exc:
+            raise LensFileError(f"{where} constraints[{i}] ({constraint.type}): {exc}") from exc
     for i, variable in enumerate(section.variables):
         try:
             get_param(optic, variable.path)
         except OpticsError as exc:
             raise LensFileError(f"{where} variables[{i}]: key 'path': {exc}") from exc
     try:
-        problem = Problem(optic, section.variables, Merit(section.operands))
+        problem = Problem(optic, section.variables, Merit(section.operands), section.constraints)
     except OpticsError as exc:
         raise LensFileError(f"{where}: {exc}") from exc
     return problem, section
@@ -203,6 +228,27 @@ def _operand(entry, where) -> Operand:
             entry.get("kind", "equal"),
             **args,
         )
+    except OpticsError as exc:
+        raise LensFileError(f"{where}: {exc}") from exc
+
+
+def read_constraint(entry, where) -> Constraint:
+    """One ``constraints`` entry: a table with a ``type``, ``min`` and/or ``max`` and the
+    operand's keys; errors start with ``where``."""
+    if not isinstance(entry, dict):
+        raise LensFileError(f"{where}: must be a table with a 'type' and 'min' or 'max'")
+    kind = entry.get("type")
+    if kind not in OPERANDS:
+        raise LensFileError(
+            f"{where}: key 'type' must be one of {', '.join(OPERANDS)}, not {kind!r}"
+        )
+    _check_keys(entry, (*CONSTRAINT_KEYS, *operand_arguments(kind)), where)
+    limits = {k: _number(entry, k, where) for k in ("min", "max") if k in entry}
+    if not limits:
+        raise LensFileError(f"{where}: give key 'min', 'max' or both")
+    args = {k: v for k, v in entry.items() if k not in CONSTRAINT_KEYS}
+    try:
+        return Constraint(kind, limits.get("min"), limits.get("max"), **args)
     except OpticsError as exc:
         raise LensFileError(f"{where}: {exc}") from exc
 
