@@ -14,20 +14,23 @@ import re
 import shlex
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-_BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_BLOCK = re.compile(r"^( *)```(\w+)\n(.*?)^\1```", re.MULTILINE | re.DOTALL)
 _FILE = re.compile(r"^# file: (\S+)")
 
 
 def _blocks():
     cases = []
     for page in PAGES:
-        blocks = _BLOCK.findall(page.read_text(encoding="utf-8"))
+        found = _BLOCK.findall(page.read_text(encoding="utf-8"))
+        # A block indented under a list item runs dedented.
+        blocks = [(lang, textwrap.dedent(code)) for _indent, lang, code in found]
         python = [i for i, (lang, _) in enumerate(blocks) if lang == "python"]
         for number, position in enumerate(python):
             cases.append(pytest.param(page, blocks, position, id=f"{page.name}:{number}"))

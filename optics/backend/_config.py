@@ -21,10 +21,9 @@ from contextvars import ContextVar
 from ..errors import BackendUnavailableError, ConfigurationError
 from . import _registry
 
-BACKENDS = _registry.names()
 PRECISIONS = ("float64", "float32")
 
-_defaults = {"backend": BACKENDS[0], "precision": "float64", "device": "cpu"}
+_defaults = {"backend": _registry.names()[0], "precision": "float64", "device": "cpu"}
 _override = {
     "backend": ContextVar("optics_backend", default=None),
     "precision": ContextVar("optics_precision", default=None),
@@ -36,9 +35,9 @@ _ENV_PENDING: dict[str, tuple[str, str]] = {}
 
 def _select(name, source):
     """Validate a backend name and load it (selection runs the backend's setup, e.g. x64)."""
-    if name not in BACKENDS:
+    if name not in _registry.names():
         raise ConfigurationError(
-            f"{source}: unknown backend {name!r}; choose one of {', '.join(BACKENDS)}"
+            f"{source}: unknown backend {name!r}; choose one of {', '.join(_registry.names())}"
         )
     if not installed(name):
         raise BackendUnavailableError(_registry.missing_message(name))
@@ -57,7 +56,7 @@ def _check_precision(name, source):
 def device_kinds():
     """Every device kind some registered backend knows ("cpu", "cuda" ...)."""
     kinds = []
-    for name in BACKENDS:
+    for name in _registry.names():
         kinds.extend(k for k in _registry.info(name).device_kinds if k not in kinds)
     return kinds
 
@@ -82,7 +81,7 @@ def _check_device_available(name, backend, source):
         return name
     candidates = [backend] if kind in _registry.info(backend).device_kinds else []
     if not candidates:  # NumPy ignores the device: any installed backend that has it will do
-        candidates = [n for n in BACKENDS if kind in _registry.info(n).device_kinds]
+        candidates = [n for n in _registry.names() if kind in _registry.info(n).device_kinds]
     for candidate in candidates:
         if installed(candidate) and _registry.load(candidate).device_available(name):
             return name
@@ -103,7 +102,7 @@ def available_devices(backend=None):
 
 def installed(name) -> bool:
     """True when the library of backend ``name`` can be imported (without importing it)."""
-    return name in BACKENDS and _registry.installed(name)
+    return name in _registry.names() and _registry.installed(name)
 
 
 def _get(key):
@@ -140,7 +139,7 @@ def set_backend(name: str) -> None:
 
 def backend_names() -> tuple:
     """Every registered backend name, installed or not (numpy first)."""
-    return BACKENDS
+    return _registry.names()
 
 
 def autodiff_backends() -> list[str]:
@@ -150,7 +149,7 @@ def autodiff_backends() -> list[str]:
 
 def available_backends() -> list[str]:
     """Backends that can be used here: numpy always, torch and jax when installed."""
-    return [name for name in BACKENDS if installed(name)]
+    return [name for name in _registry.names() if installed(name)]
 
 
 def get_precision() -> str:

@@ -17,6 +17,14 @@ from . import _config, _registry
 from . import _numpy_impl as numpy_impl
 
 _BY_TYPE: dict[type, object] = {np.ndarray: numpy_impl}
+
+
+def _forget(impl):
+    for kind in [k for k, v in _BY_TYPE.items() if v is impl]:
+        del _BY_TYPE[kind]
+
+
+_registry.FORGET_HOOKS.append(_forget)
 _scalar_wrappers: dict[str, object] = {}
 
 

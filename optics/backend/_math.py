@@ -33,7 +33,7 @@ _BINARY_DOCS = {
     "logical_or": "Elementwise logical or.",
 }
 _REDUCTION_DOCS = {
-    "sum": "Sum over ``axis`` (all axes when None); returns an array.",
+    "sum": "Sum over ``axis`` (all axes when None); returns an array (of a bool array: a count).",
     "mean": "Mean over ``axis``; NaN propagates on every backend.",
     "max": "Maximum over ``axis``; keeps the gradient on torch.",
     "min": "Minimum over ``axis``; keeps the gradient on torch.",
@@ -68,7 +68,10 @@ def _binary(name, doc):
 
 def _reduction(name, doc):
     def op(x, axis=None, keepdims=False):
-        return getattr(impl_of(x), name)(x, axis=axis, keepdims=keepdims)
+        impl = impl_of(x)
+        if name == "sum" and getattr(x, "dtype", None) == impl.BOOL:
+            x = impl.astype(x, impl.INT64)  # a count (the Array API sums numbers only)
+        return getattr(impl, name)(x, axis=axis, keepdims=keepdims)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
@@ -109,7 +112,7 @@ def where(cond, a, b):
 def _scalar_pair(impl, cond, a, b):
     """Two Python scalars as arrays on cond's device; floats take the configured precision."""
     float_dtype = impl.float_dtype(_config.get_precision())
-    device = getattr(cond, "device", None)
+    device = impl.device_of(cond)  # the contract's device string, not a library's object
     return (
         impl.asarray(v, dtype=float_dtype if isinstance(v, float) else None, device=device)
         for v in (a, b)

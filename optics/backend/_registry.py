@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 
 from ..errors import BackendUnavailableError
-from . import _allocator
+from . import _allocator, _contract
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,9 @@ class BackendInfo:
     name : str
         The name users choose it by (``be.set_backend(name)``, ``--backend``).
     module : str
-        Implementation module inside ``optics.backend`` (e.g. ``"_jax_impl"``).
+        Implementation module: a private module of ``optics.backend`` when the
+        name starts with an underscore (``"_jax_impl"``), else any importable
+        module (a backend registered from outside optics).
     requires : str or None
         Top-level package that must be importable (None: always available).
     install : str
@@ -88,6 +90,16 @@ def register(info: BackendInfo) -> None:
     _REGISTRY[info.name] = info
 
 
+def unregister(name: str) -> None:
+    """Remove a backend registered from outside optics (the built-in ones stay)."""
+    if name in ("numpy", "torch", "jax"):
+        raise ValueError(f"the built-in backend {name!r} cannot be removed")
+    _REGISTRY.pop(name, None)
+    impl = _LOADED.pop(name, None)
+    for forget in FORGET_HOOKS:  # caches that map array types to implementations
+        forget(impl)
+
+
 def names() -> tuple:
     """Every registered backend name, in registration order (numpy first)."""
     return tuple(_REGISTRY)
@@ -121,6 +133,8 @@ def missing_message(name: str) -> str:
 
 
 _LOADED: dict[str, object] = {}
+#: Called with an implementation module that was unregistered (``_dispatch`` drops its types).
+FORGET_HOOKS: list = []
 
 
 def load(name: str):
@@ -138,9 +152,12 @@ def load(name: str):
     if not installed(name):
         raise BackendUnavailableError(missing_message(name))
     try:
-        impl = importlib.import_module(f"{__package__}.{entry.module}")
+        module = entry.module
+        path = f"{__package__}.{module}" if module.startswith("_") else module
+        impl = importlib.import_module(path)
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise BackendUnavailableError(missing_message(name)) from exc
+    _contract.verify(impl, entry)  # every required name is there, or a clear refusal now
     _LOADED[name] = impl
     _allocator.keep_freed_memory()  # once per process, with the first backend (see _allocator)
     return impl

@@ -34,6 +34,15 @@ def _to_numpy(x):
         return np.asarray(x)
 
 
+def _device(xp, device):
+    """The library's device object for a contract device string (``device_of``'s)."""
+    if device is None or not isinstance(device, str):
+        return device
+    info = getattr(xp, "__array_namespace_info__", None)
+    named = {str(d): d for d in info().devices()} if info is not None else {}
+    return named.get(device, device)
+
+
 def impl_for(x):
     """A namespace with the contract's names for the array type of ``x``."""
     xp = array_namespace(x)
@@ -79,8 +88,10 @@ def impl_for(x):
         enable_grad=contextlib.nullcontext,
         device_of=lambda x: str(x.device),
         asarray=lambda obj, dtype=None, device=None, copy=False: xp.asarray(
-            obj, dtype=dtype, device=device, copy=True if copy else None
+            obj, dtype=dtype, device=_device(xp, device), copy=True if copy else None
         ),
+        BOOL=xp.bool,
+        INT64=xp.int64,
         float_dtype=lambda precision: getattr(xp, precision),
         to_numpy=_to_numpy,
         item=lambda x: _to_numpy(x).item(),

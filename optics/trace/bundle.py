@@ -81,12 +81,12 @@ class Bundle:
         Falls back to the first wavelength when the primary is not traced.
         """
         index = 0 if self.primary is None else self.primary
-        return self.chief.map(lambda v: v[index])
+        return self.chief.map(lambda v: v[index, ...])
 
     @property
     def reference_valid(self):
         """``chief_valid`` of :attr:`reference_chief`, shape (F,)."""
-        return self.chief_valid[0 if self.primary is None else self.primary]
+        return self.chief_valid[0 if self.primary is None else self.primary, ...]
 
 
 def trace_bundle(
