@@ -117,10 +117,31 @@ def imports_of(name: str) -> set[str]:
                 f"{source}.{alias.name}" if f"{source}.{alias.name}" in MODULES else source
                 for alias in node.names
             ]
+        elif isinstance(node, ast.Call):
+            targets = _dynamic_imports(node)
         else:
             continue
         found |= {t for t in targets if t in MODULES and t != name}
     return found
+
+
+def _dynamic_imports(call: ast.Call) -> list[str]:
+    """Modules an ``import_module``/``__import__`` call or a backend registration loads.
+
+    ``importlib.import_module("optics.x")`` and ``__import__("optics.x")`` with a
+    constant name; ``BackendInfo(name, "_module", ...)``: the registry imports
+    ``optics.backend._module`` when that backend is chosen (see _registry.load).
+    """
+    function = call.func
+    called = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+    constants = [a.value for a in call.args if isinstance(a, ast.Constant)]
+    strings = [c for c in constants if isinstance(c, str)]
+    if called in ("import_module", "__import__") and strings:
+        return [strings[0]]
+    if called == "BackendInfo" and len(call.args) >= 2 and isinstance(call.args[1], ast.Constant):
+        module = call.args[1].value
+        return [f"optics.backend.{module}" if module.startswith("_") else module]
+    return []
 
 
 GRAPH = {name: imports_of(name) for name in MODULES}
@@ -175,6 +196,13 @@ def test_the_cycle_finder_finds_a_planted_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}
     assert find_cycle(graph) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_registry_s_backend_modules_count_as_its_imports():
+    # The registry loads them with import_module: a cycle through them is a cycle.
+    assert {"optics.backend._numpy_impl", "optics.backend._torch_impl"} <= GRAPH[
+        "optics.backend._registry"
+    ]
 
 
 def test_relative_imports_resolve_like_python():

@@ -10,10 +10,10 @@ import math
 
 import numpy as np
 import pytest
-from optics.paraxial import paraxial
 
 import optics
 from optics import backend as be
+from optics import paraxial
 from optics.errors import ConfigurationError
 from optics.io import optic_from_dict
 from optics.optimize import Constraint, MeritContext, Operand, Problem, register_operand

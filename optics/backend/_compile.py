@@ -8,25 +8,14 @@ imports a library: the implementation modules do, when they are loaded.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..errors import ConfigurationError
 from . import _config, _registry
+from ._compile_report import CompileReport
 from ._dispatch import configured, impl_of, impls_of
 
 #: Functions evaluated once while a graph is traced (their results baked in):
 #: reads of ``contextvars`` configuration that TorchDynamo cannot trace.
 TRACE_CONSTANTS = [_config.get_backend, _config.get_precision, _config.get_device]
-
-
-@dataclass(frozen=True)
-class CompileReport:
-    """What a graph capture of one call found: graphs, breaks and why."""
-
-    graph_count: int
-    graph_break_count: int
-    break_reasons: list = field(default_factory=list)
-    op_count: int = 0
 
 
 def trace_constant(fn):
@@ -42,6 +31,15 @@ def trace_constant(fn):
     for impl in _registry.loaded():
         impl.mark_trace_constant(fn)
     return fn
+
+
+def _mark_trace_constants(impl):
+    """A backend loaded after some trace constants were declared learns them now."""
+    for fn in TRACE_CONSTANTS:
+        impl.mark_trace_constant(fn)
+
+
+_registry.LOAD_HOOKS.append(_mark_trace_constants)
 
 
 def is_compiling(*arrays) -> bool:

@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _jax_chunks, _jax_parts
-from ._compile import CompileReport
+from ._compile_report import CompileReport
 from ._structure import fields_of, with_fields
 
 #: Rows per chunk of :func:`in_row_chunks`: the ~20 live float64 temporaries of a

@@ -133,7 +133,7 @@ def GradientOptimizer(algorithm, values, learning_rate, lower=None, upper=None):
     native = getattr(impl, "gradient_optimizer", None)
     if native is not None:
         dtype = impl.float_dtype(_config.get_precision())
-        return native(algorithm, values, learning_rate, lower, upper, dtype)
+        return native(algorithm, values, learning_rate, lower, upper, dtype, _config.get_device())
     if algorithm != "adam":
         raise ConfigurationError(
             f"the {algorithm!r} driver needs the torch backend; on {impl.name} use adam, or "

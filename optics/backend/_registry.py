@@ -135,6 +135,9 @@ def missing_message(name: str) -> str:
 _LOADED: dict[str, object] = {}
 #: Called with an implementation module that was unregistered (``_dispatch`` drops its types).
 FORGET_HOOKS: list = []
+#: Called with an implementation module when it is first loaded (``_compile`` tells it the
+#: trace constants): the layers above the registry reach a backend without it importing them.
+LOAD_HOOKS: list = []
 
 
 def load(name: str):
@@ -159,6 +162,8 @@ def load(name: str):
         raise BackendUnavailableError(missing_message(name)) from exc
     _contract.verify(impl, entry)  # every required name is there, or a clear refusal now
     _LOADED[name] = impl
+    for hook in LOAD_HOOKS:
+        hook(impl)
     _allocator.keep_freed_memory()  # once per process, with the first backend (see _allocator)
     return impl
 

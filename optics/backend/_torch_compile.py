@@ -19,16 +19,12 @@ import types
 
 import torch
 
-from ._compile import TRACE_CONSTANTS, CompileReport
+from ._compile_report import CompileReport
 
 
 def mark_trace_constant(fn):
     """Have Dynamo evaluate ``fn()`` once while tracing and bake its result in."""
     torch.compiler.assume_constant_result(fn)
-
-
-for _fn in TRACE_CONSTANTS:
-    mark_trace_constant(_fn)
 
 
 def _torch():

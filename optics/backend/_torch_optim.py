@@ -10,12 +10,10 @@ import torch
 from torch.utils.checkpoint import checkpoint
 
 from ..errors import ConfigurationError
-from . import _config
 
 
-def _leaves(values, dtype):
+def _leaves(values, dtype, device):
     """One fresh 0-d float leaf requiring grad per entry of ``values``."""
-    device = _config.get_device()
     return [
         torch.tensor(float(v), dtype=dtype, device=device, requires_grad=True)
         for v in np.asarray(values, dtype=float).ravel()
@@ -73,8 +71,8 @@ class TorchGradientOptimizer:
         Bounds enforced by projection after every step (``±inf`` for none).
     """
 
-    def __init__(self, algorithm, values, learning_rate, lower, upper, dtype):
-        self.leaves = _leaves(values, dtype)
+    def __init__(self, algorithm, values, learning_rate, lower, upper, dtype, device="cpu"):
+        self.leaves = _leaves(values, dtype, device)
         self._algorithm = algorithm
         n = len(self.leaves)
         self._lower = np.full(n, -np.inf) if lower is None else np.asarray(lower, dtype=float)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 
 from .. import backend as be
+from .._paraxial import paraxial
 from ..errors import ConfigurationError
-from ..paraxial import paraxial
 
 _DEGREES = 180.0 / math.pi
 
