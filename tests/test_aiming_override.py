@@ -62,3 +62,12 @@ def test_the_patent_lens_with_real_aiming_in_its_file_keeps_its_field_under_para
         assert float(be.item(y)) == pytest.approx(13.6, abs=1e-9)  # was 13.5537 under paraxial
     aimed = dataclasses.replace(optic, aiming="paraxial")
     assert float(be.item(optics.trace_rays(aimed, 0.0, 1.0, 0.0, 0.0).y)) == pytest.approx(13.6)
+
+
+@pytest.mark.parametrize("wavelength", [-0.5, 0.0, float("nan"), float("inf")])
+def test_a_wavelength_that_is_not_a_positive_number_is_refused(wavelength):
+    optic = optics.load("cooke_triplet")
+    with pytest.raises(ConfigurationError, match="wavelength"):
+        optics.trace_rays(optic, 0.0, 1.0, 0.0, 0.0, wavelength)
+    with pytest.raises(ConfigurationError, match="wavelength"):
+        optics.trace_bundle(optic, wavelengths=[0.55, wavelength], rings=1)

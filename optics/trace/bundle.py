@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import backend as be
 from .._paraxial import ParaxialData, paraxial
+from ..limits import check_wavelength
 from ..rays import Rays
 from ..sampling import hexapolar, hexapolar_count, hexapolar_range
 from .aim import aiming_mode, launch, warn_if_off_centre, with_aiming
@@ -188,7 +189,12 @@ def _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_orde
 def _prepare(optic, fields, wavelengths, first_order):
     """Fields, wavelengths, the trace arguments every batch shares, and the stop probe."""
     fields = tuple(optic.fields.normalized() if fields is None else fields)
-    wavelengths = tuple(optic.wavelengths.values if wavelengths is None else wavelengths)
+    if wavelengths is None:
+        wavelengths = tuple(optic.wavelengths.values)
+    else:
+        wavelengths = tuple(
+            check_wavelength(w) if isinstance(w, (int, float)) else w for w in wavelengths
+        )
     first_order = paraxial(optic) if first_order is None else first_order
     hx = be.asarray([h[0] for h in fields])
     hy = be.asarray([h[1] for h in fields])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import backend as be
 from .._paraxial import paraxial
 from ..errors import ConfigurationError
+from ..limits import check_wavelength
 from .aim import launch, with_aiming
 from .blocks import in_blocks
 from .compiled import trace_rays_compiled
@@ -46,6 +47,8 @@ def trace_rays(
         surface from the launch point (index 0) to the image.
     """
     # The checks that read values on the host run once, after the trace.
+    if isinstance(wavelength, (int, float)):
+        check_wavelength(wavelength)  # arrays are not read here: that would sync the device
     with be.deferred_reads():
         optic = with_aiming(optic, aiming)
         return _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled)
