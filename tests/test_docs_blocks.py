@@ -4,7 +4,7 @@ Each block runs in a fresh interpreter in an empty folder, so it cannot lean
 on an earlier block's names.  What a reader following the page would have
 made first is made first: the page's files (a block whose first line is
 ``# file: NAME`` is written to NAME) and the output of its ``$ optics ...``
-console lines whose ``-o`` file a later Python block reads.
+console lines whose ``-o`` file a later Python block loads (``load("NAME")``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,10 @@ def _blocks():
 
 
 def _output_of(line: str) -> str | None:
-    words = shlex.split(line.lstrip("$ ").split("#")[0])
+    try:
+        words = shlex.split(line.lstrip("$ ").split("#")[0])
+    except ValueError:  # a line continued on the next one: not a command to run alone
+        return None
     for flag in ("-o", "--output"):
         if flag in words and words.index(flag) + 1 < len(words):
             return words[words.index(flag) + 1]
@@ -57,7 +60,7 @@ def _prepare(blocks, position, folder):
             continue
         for line in text.splitlines():
             output = _output_of(line) if line.startswith("$ optics ") else None
-            if output and output in code:
+            if output and re.search(rf"load\(\s*[\"']{re.escape(output)}[\"']", code):
                 words = shlex.split(line[2:].split("#")[0])
                 command = [sys.executable, "-m", "optics", *words[1:]]
                 subprocess.run(command, cwd=folder, check=True, capture_output=True, env=_env())
