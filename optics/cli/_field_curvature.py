@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from ..plot import check_image_path, save_figure
 from ._common import (
-    UsageError,
     add_aiming_option,
     add_backend_options,
     add_lens_options,
-    backend_context,
-    lens_from_args,
     positive_int,
-    print_json,
     table,
 )
+from ._report import add_report_options, check_wavelength_option, run_report
 
 
 def register(subparsers):
@@ -24,7 +20,7 @@ def register(subparsers):
         "from the image surface to the tangential and sagittal foci of the real chief ray "
         "(parabasal real rays; positive: beyond the image surface; docs/analyses.md).",
     )
-    parser.add_argument("lens", metavar="LENS", help="lens file or built-in sample name")
+    add_report_options(parser, "write the field-curvature plot")
     parser.add_argument("--points", type=positive_int, default=11, help="fields (default 11)")
     parser.add_argument(
         "--wavelength",
@@ -32,8 +28,6 @@ def register(subparsers):
         default=None,
         help="µm: only this wavelength (default: every wavelength of the lens)",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--plot", metavar="OUT.png", help="write the field-curvature plot")
     add_aiming_option(parser)
     add_backend_options(parser)
     add_lens_options(parser)
@@ -42,36 +36,27 @@ def register(subparsers):
 
 def run(args):
     from ..analysis._field_curvature import field_curvature
+    from ..plot_analyses import field_curvature_figure
 
-    if args.plot:
-        check_image_path(args.plot)
-    if args.wavelength is not None and not args.wavelength > 0:
-        raise UsageError(f"--wavelength must be positive (µm), not {args.wavelength:g}")
-    with backend_context(args):
-        optic = lens_from_args(args)
-        result = field_curvature(optic, wavelengths=_wavelengths(args), points=args.points)
-        record = result.as_dict()
-        if args.plot:
-            from ..plot_analyses import field_curvature_figure
+    check_wavelength_option(args)
 
-            save_figure(field_curvature_figure(result, optic), args.plot)
-    if args.json:
-        print_json(record)
-        return 0
-    headers = ["field"]
-    for w in record["wavelengths"]:
-        headers += [f"T {w:g} µm", f"S {w:g} µm"]
-    rows = []
-    for k, field in enumerate(record["fields"]):
-        row = [field]
-        for t, s in zip(record["tangential"], record["sagittal"]):
-            row += [t[k], s[k]]
-        rows.append(row)
-    print("focus minus image surface z in mm (T tangential, S sagittal)")
-    print(table(headers, rows))
-    if args.plot:
-        print(f"wrote {args.plot}")
-    return 0
+    def text(result, record):
+        headers = ["field"]
+        for w in record["wavelengths"]:
+            headers += [f"T {w:g} µm", f"S {w:g} µm"]
+        rows = []
+        for k, field in enumerate(record["fields"]):
+            row = [field]
+            for t, s in zip(record["tangential"], record["sagittal"]):
+                row += [t[k], s[k]]
+            rows.append(row)
+        print("focus minus image surface z in mm (T tangential, S sagittal)")
+        print(table(headers, rows))
+
+    def compute(optic):
+        return field_curvature(optic, wavelengths=_wavelengths(args), points=args.points)
+
+    return run_report(args, compute, {"plot": field_curvature_figure}, text)
 
 
 def _wavelengths(args):

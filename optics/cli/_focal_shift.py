@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from ..plot import check_image_path, save_figure
 from ._common import (
     add_backend_options,
     add_lens_options,
-    backend_context,
-    lens_from_args,
     positive_int,
-    print_json,
     table,
 )
+from ._report import add_report_options, run_report
 
 
 def register(subparsers):
@@ -22,7 +19,7 @@ def register(subparsers):
         "last surface of LENS at wavelengths from --from to --to, minus that at the primary "
         "wavelength (docs/analyses.md).",
     )
-    parser.add_argument("lens", metavar="LENS", help="lens file or built-in sample name")
+    add_report_options(parser, "write the focal-shift plot")
     parser.add_argument(
         "--from",
         dest="start",
@@ -38,8 +35,6 @@ def register(subparsers):
         help="µm (default: the longest wavelength of the lens)",
     )
     parser.add_argument("--points", type=positive_int, default=21, help="default 21")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--plot", metavar="OUT.png", help="write the focal-shift plot")
     add_backend_options(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
@@ -47,22 +42,13 @@ def register(subparsers):
 
 def run(args):
     from ..analysis._colour import chromatic_focal_shift
+    from ..plot_analyses import focal_shift_figure
 
-    if args.plot:
-        check_image_path(args.plot)
-    with backend_context(args):
-        optic = lens_from_args(args)
-        result = chromatic_focal_shift(optic, start=args.start, stop=args.stop, points=args.points)
-        record = result.as_dict()
-        if args.plot:
-            from ..plot_analyses import focal_shift_figure
+    def text(result, record):
+        print(f"paraxial focal shift in mm against {result.primary:g} µm")
+        print(table(["wavelength", "shift"], list(zip(record["wavelengths"], record["shift"]))))
 
-            save_figure(focal_shift_figure(result, optic), args.plot)
-    if args.json:
-        print_json(record)
-        return 0
-    print(f"paraxial focal shift in mm against {result.primary:g} µm")
-    print(table(["wavelength", "shift"], list(zip(record["wavelengths"], record["shift"]))))
-    if args.plot:
-        print(f"wrote {args.plot}")
-    return 0
+    def compute(optic):
+        return chromatic_focal_shift(optic, start=args.start, stop=args.stop, points=args.points)
+
+    return run_report(args, compute, {"plot": focal_shift_figure}, text)

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from ..plot import check_image_path, save_figure
 from ._common import (
     add_aiming_option,
     add_backend_options,
     add_lens_options,
-    backend_context,
-    lens_from_args,
     positive_int,
-    print_json,
     table,
 )
+from ._report import add_report_options, run_report
 
 
 def register(subparsers):
@@ -22,10 +19,8 @@ def register(subparsers):
         description="Print, per normalized field 0..1 of LENS, the real chief ray's image "
         "height at the shortest wavelength minus that at the longest (docs/analyses.md).",
     )
-    parser.add_argument("lens", metavar="LENS", help="lens file or built-in sample name")
+    add_report_options(parser, "write the lateral-colour plot")
     parser.add_argument("--points", type=positive_int, default=11, help="fields (default 11)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--plot", metavar="OUT.png", help="write the lateral-colour plot")
     add_aiming_option(parser)
     add_backend_options(parser)
     add_lens_options(parser)
@@ -34,22 +29,13 @@ def register(subparsers):
 
 def run(args):
     from ..analysis._colour import lateral_color
+    from ..plot_analyses import lateral_color_figure
 
-    if args.plot:
-        check_image_path(args.plot)
-    with backend_context(args):
-        optic = lens_from_args(args)
-        result = lateral_color(optic, points=args.points)
-        record = result.as_dict()
-        if args.plot:
-            from ..plot_analyses import lateral_color_figure
+    def text(result, record):
+        print(f"chief-ray height at {result.short:g} µm minus at {result.long:g} µm, in mm")
+        print(table(["field", "difference"], list(zip(record["fields"], record["difference"]))))
 
-            save_figure(lateral_color_figure(result, optic), args.plot)
-    if args.json:
-        print_json(record)
-        return 0
-    print(f"chief-ray height at {result.short:g} µm minus at {result.long:g} µm, in mm")
-    print(table(["field", "difference"], list(zip(record["fields"], record["difference"]))))
-    if args.plot:
-        print(f"wrote {args.plot}")
-    return 0
+    def compute(optic):
+        return lateral_color(optic, points=args.points)
+
+    return run_report(args, compute, {"plot": lateral_color_figure}, text)
