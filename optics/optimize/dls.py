@@ -55,6 +55,8 @@ INITIAL_DAMPING = 1e-3
 DECREASE = 0.1
 #: Gain ratio a step needs to be accepted.
 ACCEPT_RATIO = 1e-4
+#: A step this many round-offs of the variables' size ends the run (4500 eps: 1e-12 in float64).
+STEP_ROUNDOFFS = 4500.0
 #: Trial steps (each with more damping) before a step gives up.
 MAX_TRIALS = 30
 #: Up to this many residuals per variable the autograd Jacobian is formed row by row.
@@ -101,7 +103,7 @@ def run_dls(problem, recorder, jacobian="auto"):
     for step in range(1, recorder.stop.steps + 1):
         hessian = jac.T @ jac
         scaling = np.maximum(scaling, np.diag(hessian))
-        floor = max(scaling.max(), 1e-300) * be.machine_eps(be.asarray(1.0)) ** 0.5
+        floor = max(scaling.max(), float(be.finfo(1.0).tiny)) * be.machine_eps(be.asarray(1.0)) ** 0.5
         d = np.maximum(scaling, float(floor))
         for _ in range(MAX_TRIALS):
             delta = constrained_step(hessian + damping * np.diag(d), gradient, a, c, tol)
@@ -135,7 +137,9 @@ def run_dls(problem, recorder, jacobian="auto"):
                 f"no damped step lowers the merit (λ = {damping:.3g}): a local minimum"
             )
             return u
-        tiny = np.linalg.norm(delta) <= 1e-12 * (np.linalg.norm(u) + 1e-12)
+        # A step of a few thousand round-offs of the variables (about 1e-12 in float64).
+        smallest = STEP_ROUNDOFFS * be.machine_eps(be.asarray(1.0))
+        tiny = np.linalg.norm(delta) <= smallest * (np.linalg.norm(u) + smallest)
         u = trial
         r, jac, gradient = linearize(u)
         c, a = _all_constraints(problem, u, lower, upper)
@@ -143,7 +147,7 @@ def run_dls(problem, recorder, jacobian="auto"):
         if recorder.record(step, merit, u, 2.0 * gradient, feasible=violation <= 0):
             return u
         if tiny:
-            recorder.message = recorder.message or "step below 1e-12 of the variables"
+            recorder.message = recorder.message or f"step below {smallest:.1g} of the variables"
             return u
     return u
 
