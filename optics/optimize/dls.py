@@ -103,7 +103,8 @@ def run_dls(problem, recorder, jacobian="auto"):
     for step in range(1, recorder.stop.steps + 1):
         hessian = jac.T @ jac
         scaling = np.maximum(scaling, np.diag(hessian))
-        floor = max(scaling.max(), float(be.finfo(1.0).tiny)) * be.machine_eps(be.asarray(1.0)) ** 0.5
+        eps = be.machine_eps(be.asarray(1.0))
+        floor = max(scaling.max(), float(be.finfo(1.0).tiny)) * eps**0.5
         d = np.maximum(scaling, float(floor))
         for _ in range(MAX_TRIALS):
             delta = constrained_step(hessian + damping * np.diag(d), gradient, a, c, tol)
