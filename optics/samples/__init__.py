@@ -18,7 +18,7 @@ __all__ = ["names", "path"]
 
 def names() -> list[str]:
     """The sample names, sorted (each is a lens file ``NAME.toml`` in this package)."""
-    return sorted(p.stem for p in _DIRECTORY.glob("*.toml"))
+    return sample_names(_DIRECTORY, ".toml")
 
 
 def path(name: str) -> Path:
@@ -38,9 +38,19 @@ def path(name: str) -> Path:
     LensFileError
         ``name`` is not a sample (the message lists the samples).
     """
-    known = names()
+    return sample_file(_DIRECTORY, ".toml", name, "sample")
+
+
+def sample_names(directory: Path, suffix: str) -> list[str]:
+    """The stems of the ``*suffix`` files in ``directory``, sorted."""
+    return sorted(p.stem for p in directory.glob(f"*{suffix}"))
+
+
+def sample_file(directory: Path, suffix: str, name: str, kind: str) -> Path:
+    """``directory/name+suffix``, or a LensFileError naming ``kind``, a close match and the list."""
+    known = sample_names(directory, suffix)
     if name not in known:
         close = difflib.get_close_matches(str(name), known, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise LensFileError(f"unknown sample {name!r}{hint}; samples: {', '.join(known)}")
-    return _DIRECTORY / f"{name}.toml"
+        raise LensFileError(f"unknown {kind} {name!r}{hint}; samples: {', '.join(known)}")
+    return directory / f"{name}{suffix}"

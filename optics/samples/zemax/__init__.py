@@ -7,10 +7,9 @@ samples of the same names, so the docs' .zmx examples run as written.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
-from ...errors import LensFileError
+from .. import sample_file, sample_names
 
 _DIRECTORY = Path(__file__).parent
 
@@ -19,7 +18,7 @@ __all__ = ["names", "path"]
 
 def names() -> list[str]:
     """The .zmx sample names, sorted (each is ``NAME.zmx`` in this package)."""
-    return sorted(p.stem for p in _DIRECTORY.glob("*.zmx"))
+    return sample_names(_DIRECTORY, ".zmx")
 
 
 def path(name: str) -> Path:
@@ -39,9 +38,4 @@ def path(name: str) -> Path:
     LensFileError
         ``name`` is not a .zmx sample (the message lists them).
     """
-    known = names()
-    if name not in known:
-        close = difflib.get_close_matches(str(name), known, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise LensFileError(f"unknown .zmx sample {name!r}{hint}; samples: {', '.join(known)}")
-    return _DIRECTORY / f"{name}.zmx"
+    return sample_file(_DIRECTORY, ".zmx", name, ".zmx sample")
