@@ -39,10 +39,12 @@ def trace_case(system, n, mode):
     def run():
         with be.using(backend, precision="float64", device="cpu"):
             if mode.endswith("fb"):
-                spot_loss(trace_rays(optic, *FIELD, px, py, compiled=compiled)).backward()
+                spot_loss(
+                    trace_rays(optic, FIELD, (px, py), method="compiled" if compiled else None)
+                ).backward()
             else:
                 with be.no_grad():
-                    trace_rays(optic, *FIELD, px, py, compiled=compiled)
+                    trace_rays(optic, FIELD, (px, py), method="compiled" if compiled else None)
 
     return ray_surfaces(optic, n), run
 
@@ -68,7 +70,9 @@ def saved_bytes(system, n, compiled=False):
             return tensor
 
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
-            loss = spot_loss(trace_rays(optic, *FIELD, px, py, compiled=compiled))
+            loss = spot_loss(
+                trace_rays(optic, FIELD, (px, py), method="compiled" if compiled else None)
+            )
         loss.backward()
     work = ray_surfaces(optic, n)
     return sum(packed) / work, sum(storages.values()) / work

@@ -74,7 +74,7 @@ def host_reads(system, sync_free=None):
     ):
         optic = build(system)
         px, py = (be.asarray(a) for a in pupil(1000))
-        trace_rays(optic, *FIELD, px, py)
+        trace_rays(optic, FIELD, (px, py))
         with be.count_host_reads() as reads:
-            trace_rays(optic, *FIELD, px, py)
+            trace_rays(optic, FIELD, (px, py))
     return reads["count"]

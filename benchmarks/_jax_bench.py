@@ -36,7 +36,7 @@ def jax_case(system, n, backward):
     def loss(values):
         for surface, value in zip(optic.surfaces[1:-1], values):
             surface.geometry.radius = value
-        return spot_loss(trace_rays(optic, *FIELD, px, py, compiled=True))
+        return spot_loss(trace_rays(optic, FIELD, (px, py), method="compiled"))
 
     gradient = jax.grad(lambda values: loss([values[i] for i in range(values.shape[0])]))
 
@@ -46,7 +46,7 @@ def jax_case(system, n, backward):
                 jax.block_until_ready(gradient(radii))
             else:
                 with be.no_grad():
-                    rays = trace_rays(optic, *FIELD, px, py, compiled=True)
+                    rays = trace_rays(optic, FIELD, (px, py), method="compiled")
                 jax.block_until_ready(rays.x)
 
     return ray_surfaces(optic, n), run

@@ -38,12 +38,13 @@ def child(rays, chunk):
     import optics
     from optics.analysis.spot import spot_diagram
     from optics.sampling import hexapolar_count
+    from optics.trace import Streamed
 
     optic = optics.load("cooke_triplet")
     combinations = len(optic.fields.normalized()) * len(optic.wavelengths.values)
     rings = _rings_for(rays, combinations)
     start = time.perf_counter()
-    results = spot_diagram(optic, rings=rings, chunk_rays=chunk)
+    results = spot_diagram(optic, pupil=rings, method=Streamed(chunk))
     seconds = time.perf_counter() - start
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(
@@ -70,19 +71,19 @@ def throughput(rays, chunk, repeats):
     """Rates (rays per second) of one batch against chunks, timed alternately."""
     import optics
     from optics.analysis.spot import spot_diagram
-    from optics.trace import iter_bundle, trace_bundle
+    from optics.trace import Streamed, iter_bundle, trace_bundle
 
     optic = optics.load("cooke_triplet")
     combinations = len(optic.fields.normalized()) * len(optic.wavelengths.values)
     rings = _rings_for(rays, combinations)
     cases = {
-        "trace_bundle, one batch": lambda: trace_bundle(optic, rings=rings),
+        "trace_bundle, one batch": lambda: trace_bundle(optic, pupil=rings),
         "iter_bundle, chunked": lambda: [
-            None for _ in iter_bundle(optic, rings=rings, chunk_rays=chunk, progress=False)
+            None for _ in iter_bundle(optic, pupil=rings, method=Streamed(chunk, progress=False))
         ],
-        "spot_diagram, one batch": lambda: spot_diagram(optic, rings=rings),
+        "spot_diagram, one batch": lambda: spot_diagram(optic, pupil=rings),
         "spot_diagram, chunked": lambda: spot_diagram(
-            optic, rings=rings, chunk_rays=chunk, progress=False
+            optic, pupil=rings, method=Streamed(chunk, progress=False)
         ),
     }
     times = {name: [] for name in cases}

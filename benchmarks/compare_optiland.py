@@ -83,7 +83,7 @@ def same_system_check(optiland, system, n=1000):
     """Largest |Δ| (mm) between the image x, y of optics and Optiland for n rays."""
     reply = optiland.ask({"case": "image_xy", "system": system, "n": n})
     with be.using("numpy"):
-        rays = trace_rays(build(system), *FIELD, *pupil(n))
+        rays = trace_rays(build(system), FIELD, pupil(n))
     dx = max(abs(a - b) for a, b in zip(be.to_numpy(rays.x), reply["x"]))
     dy = max(abs(a - b) for a, b in zip(be.to_numpy(rays.y), reply["y"]))
     return max(dx, dy)

@@ -90,7 +90,7 @@ def _optiland(optic, backend, repeats=10):
 def _compare(benchmark, report, label, optic, backend):
     theirs = _optiland(optic, backend)
     with be.using("numpy"):
-        bundle = trace_bundle(optic, wavelengths=[optic.primary_wavelength], rings=RINGS)
+        bundle = trace_bundle(optic, wavelengths=[optic.primary_wavelength], pupil=RINGS)
     ours = np.concatenate(
         [be.to_numpy(bundle.rays.x[0]).ravel(), be.to_numpy(bundle.rays.y[0]).ravel()]
     )
@@ -135,7 +135,7 @@ def test_real_aiming_torch_forward_backward(benchmark, report):
                 radii.append(surface.geometry.radius)
 
         def run():
-            bundle = trace_bundle(optic, wavelengths=[optic.primary_wavelength], rings=RINGS)
+            bundle = trace_bundle(optic, wavelengths=[optic.primary_wavelength], pupil=RINGS)
             rays = bundle.rays
             loss = be.sum(be.where(rays.valid, rays.x * rays.x + rays.y * rays.y, 0.0))
             loss.backward()

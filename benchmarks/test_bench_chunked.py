@@ -14,7 +14,7 @@ from chunked_spot import _rings_for
 
 import optics
 from optics.analysis.spot import spot_diagram
-from optics.trace import iter_bundle, trace_bundle
+from optics.trace import Streamed, iter_bundle, trace_bundle
 
 CHUNK = 1 << 18
 
@@ -33,10 +33,10 @@ def test_trace_bundle_rate(benchmark, report, n, way):
 
     def run():
         if way == "chunked":
-            for _ in iter_bundle(optic, rings=rings, chunk_rays=chunk, progress=False):
+            for _ in iter_bundle(optic, pupil=rings, method=Streamed(chunk, progress=False)):
                 pass
         else:
-            trace_bundle(optic, rings=rings)
+            trace_bundle(optic, pupil=rings)
 
     benchmark.pedantic(run, rounds=3, warmup_rounds=1)
     rate = n / benchmark.stats.stats.median

@@ -74,7 +74,7 @@ def _inputs(n):
 def test_newton_trace_numpy(benchmark, report, n):
     with be.using("numpy"):
         optic, px, py = _inputs(n)
-        clock = _CpuClock(lambda: trace_rays(optic, *FIELD, px, py))
+        clock = _CpuClock(lambda: trace_rays(optic, FIELD, (px, py)))
         benchmark.pedantic(clock, rounds=5, warmup_rounds=1)
     _record(benchmark, report, optic, n, clock, "numpy")
 
@@ -87,7 +87,7 @@ def test_newton_trace_torch_no_grad(benchmark, report, n):
 
         def run():
             with be.no_grad():
-                trace_rays(optic, *FIELD, px, py)
+                trace_rays(optic, FIELD, (px, py))
 
         clock = _CpuClock(run)
         benchmark.pedantic(clock, rounds=5, warmup_rounds=1)
@@ -102,7 +102,7 @@ def test_newton_trace_torch_forward_backward(benchmark, report, n):
         make_radii_trainable(optic)
 
         def run():
-            rays = trace_rays(optic, *FIELD, px, py)
+            rays = trace_rays(optic, FIELD, (px, py))
             be.sum(be.where(rays.valid, rays.x**2 + rays.y**2, 0.0)).backward()
 
         clock = _CpuClock(run)
@@ -127,7 +127,7 @@ def saved_bytes_per_ray_surface(iterations, n=SAVED_BYTES_RAYS):
 
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
             with forced_iterations(iterations):
-                rays = trace_rays(optic, *FIELD, px, py)
+                rays = trace_rays(optic, FIELD, (px, py))
             be.sum(be.where(rays.valid, rays.x**2 + rays.y**2, 0.0))
     work = ray_surfaces(optic, n)
     return sum(size for _, size in packed) / work, sum(dict(packed).values()) / work

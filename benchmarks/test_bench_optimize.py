@@ -115,7 +115,7 @@ def test_benchmark_merit_matches_optilands_definition():
     from optics.analysis import spot_diagram
 
     problem = build_problem()
-    spots = spot_diagram(problem.optic, rings=PROBLEM["rings"])
+    spots = spot_diagram(problem.optic, pupil=PROBLEM["rings"])
     per_field = sum(float(be.to_numpy(s.rms_radius_centroid)) ** 2 for s in spots)
     rows = problem.report(problem.start())
     assert rows[0]["contribution"] == pytest.approx(per_field, rel=1e-12)

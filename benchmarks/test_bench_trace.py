@@ -41,7 +41,7 @@ def test_trace_numpy(benchmark, n):
     with be.using("numpy"):
         optic = load("cooke_triplet")
         px, py = _pupil(n)
-        benchmark.pedantic(trace_rays, (optic, 0.0, 0.7, px, py), rounds=5, warmup_rounds=1)
+        benchmark.pedantic(trace_rays, (optic, (0.0, 0.7), (px, py)), rounds=5, warmup_rounds=1)
     _record_rate(benchmark, n, optic)
 
 
@@ -54,7 +54,7 @@ def test_trace_torch_no_grad(benchmark, n):
 
         def run():
             with be.no_grad():
-                return trace_rays(optic, 0.0, 0.7, px, py)
+                return trace_rays(optic, (0.0, 0.7), (px, py))
 
         benchmark.pedantic(run, rounds=5, warmup_rounds=1)
     _record_rate(benchmark, n, optic)
@@ -70,7 +70,7 @@ def test_trace_torch_forward_backward(benchmark, n):
         px, py = _pupil(n)
 
         def run():
-            rays = trace_rays(optic, 0.0, 0.7, px, py)
+            rays = trace_rays(optic, (0.0, 0.7), (px, py))
             loss = be.sum(be.where(rays.valid, rays.x**2 + rays.y**2, 0.0))
             loss.backward()
 
@@ -84,7 +84,7 @@ def test_trace_fixed_overhead_one_ray(benchmark, backend_name):
         pytest.importorskip("torch")
     with be.using(backend_name):
         optic = load("cooke_triplet")
-        benchmark(trace_rays, optic, 0.0, 0.7, 0.0, 0.0)
+        benchmark(trace_rays, optic, (0.0, 0.7), (0.0, 0.0))
     if benchmark.stats is not None:
         benchmark.extra_info["overhead_ms"] = benchmark.stats.stats.median * 1e3
 
@@ -93,7 +93,7 @@ def test_trace_fixed_overhead_one_ray(benchmark, backend_name):
 @pytest.mark.parametrize("backend_name", ["numpy", "torch"])
 @pytest.mark.parametrize("n", (10_000, 1_000_000))
 def test_trace_cache_blocking(benchmark, n, backend_name, blocked):
-    """One batch against cache-sized blocks (optics.trace.blocks), Cooke and no gradients.
+    """One batch against cache-sized blocks (optics.trace.methods.blocked), Cooke and no gradients.
 
     Small batches fit one block (the two cases then trace alike); the 1e6-ray
     pair shows the blocking's gain.
@@ -107,9 +107,9 @@ def test_trace_cache_blocking(benchmark, n, backend_name, blocked):
         def run():
             with be.no_grad():
                 if blocked:
-                    return trace_rays(optic, 0.0, 0.7, px, py)
+                    return trace_rays(optic, (0.0, 0.7), (px, py))
                 with be.ray_blocks(None):
-                    return trace_rays(optic, 0.0, 0.7, px, py)
+                    return trace_rays(optic, (0.0, 0.7), (px, py))
 
         benchmark.pedantic(run, rounds=5, warmup_rounds=1)
     _record_rate(benchmark, n, optic)

@@ -52,7 +52,7 @@ def rms_spot(optic):
 
     Primary wavelength, hexapolar pupil sampling with 6 rings (127 rays).
     """
-    bundle = trace_bundle(optic, wavelengths=[optic.primary_wavelength], rings=6)
+    bundle = trace_bundle(optic, wavelengths=[optic.primary_wavelength], pupil=6)
     radii = spot_statistics(bundle.rays, 0.0, 0.0, axis=-1)["rms_radius_centroid"]  # (1, F)
     return be.sum(radii) / len(bundle.fields)
 

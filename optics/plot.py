@@ -17,7 +17,7 @@ from .errors import OpticsError
 from .frames import surface_frames
 from .materials import AIR
 from .sampling import fan
-from .trace import trace_bundle, trace_rays
+from .trace import trace_bundle, trace_surfaces
 
 FIELD_COLORS = (
     "tab:purple",
@@ -179,7 +179,7 @@ def plot_layout(optic, ax=None, n_rays: int = 7):
     lead = _OBJECT_SPACE * max(max(vertices) - min(vertices), 1.0)  # mirrors fold the track
     paths = []
     for k, (hx, hy) in enumerate(optic.fields.normalized()):
-        path = trace_rays(optic, hx, hy, px, py, record=True)
+        path = trace_surfaces(optic, (hx, hy), (px, py))
         paths.append(path)
         z = np.stack([be.to_numpy(r.z) for r in path[1:]])
         y = np.stack([be.to_numpy(r.y) for r in path[1:]])
@@ -232,7 +232,7 @@ def plot_spots(optic, axes=None, rings: int = 6):
     Returns the list of Axes.
     """
     plt = pyplot()
-    bundle = trace_bundle(optic, rings=rings)
+    bundle = trace_bundle(optic, pupil=rings)
     fields = bundle.fields
     if axes is None:
         _, axes = plt.subplots(1, len(fields), figsize=(3 * len(fields), 3), squeeze=False)

@@ -19,10 +19,10 @@ from optics import paraxial
 from optics.io import load
 from optics.sampling import hexapolar
 from optics.solvers import solver_settings
-from optics.trace import trace_bundle, trace_rays
+from optics.trace import Compiled, trace_bundle, trace_rays, trace_surfaces
 from optics.trace.aim import PupilAimWarning, aim, stop_radius
 from optics.trace.launch import launch_rays
-from optics.trace.propagate import trace_to_surface
+from optics.trace.loop import trace_to_surface
 from optics.trace.real_image_height import field_parameters
 
 FIELDS = [(0.0, 0.0), (0.0, 0.7), (0.5, 1.0)]
@@ -60,7 +60,7 @@ def stop_points(optic, fields, px, py):
     first_order = paraxial(optic)
     hx = be.asarray([f[0] for f in fields])[:, None]
     hy = be.asarray([f[1] for f in fields])[:, None]
-    qx, qy = field_parameters(optic, hx, hy, first_order)
+    qx, qy = field_parameters(optic, hx, hy)
     wavelength = be.asarray(optic.primary_wavelength)
     result = aim(optic, qx, qy, px[None], py[None], wavelength, first_order)
     rays = launch_rays(optic, qx, qy, result.px, result.py, wavelength, first_order)
@@ -137,12 +137,12 @@ def test_stop_radius_is_the_real_entrance_pupil_edge_ray_or_half_the_stop_diamet
 def test_trace_rays_bundle_and_spot_honour_the_mode(backend):
     optic = double_gauss()
     px, py = hexapolar(2)
-    direct = trace_rays(optic, 0.0, 1.0, px, py)
+    direct = trace_rays(optic, (0.0, 1.0), (px, py))
     bundle = trace_bundle(optic, [(0.0, 1.0)], [optic.primary_wavelength], (px, py))
     np.testing.assert_allclose(
         be.to_numpy(bundle.rays.y[0, 0]), be.to_numpy(direct.y), rtol=0, atol=1e-12
     )
-    paraxial_rays = trace_rays(optic, 0.0, 1.0, px, py, aiming="paraxial")
+    paraxial_rays = trace_rays(optic, (0.0, 1.0), (px, py), aiming="paraxial")
     assert np.abs(be.to_numpy(paraxial_rays.y) - be.to_numpy(direct.y)).max() > 1e-4
 
 
@@ -150,7 +150,7 @@ def test_paraxial_aiming_warns_once_naming_the_fields(backend):
     optic = load("double_gauss")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        trace_bundle(optic, rings=2)
+        trace_bundle(optic, pupil=2)
     aims = [w for w in caught if issubclass(w.category, PupilAimWarning)]
     assert len(aims) == 1
     text = str(aims[0].message)
@@ -158,13 +158,13 @@ def test_paraxial_aiming_warns_once_naming_the_fields(backend):
     optic.aiming = "real"
     with warnings.catch_warnings():
         warnings.simplefilter("error", PupilAimWarning)
-        trace_bundle(optic, rings=2)
+        trace_bundle(optic, pupil=2)
 
 
 def test_a_ray_that_cannot_reach_its_stop_point_is_invalid_not_dropped(backend):
     optic = double_gauss()
     px, py = be.asarray([0.0, 0.5, 40.0]), be.asarray([0.0, 0.0, 0.0])
-    rays = trace_rays(optic, 0.0, 1.0, px, py)
+    rays = trace_rays(optic, (0.0, 1.0), (px, py))
     assert be.to_numpy(rays.valid).tolist() == [True, True, False]
     assert np.isfinite(be.to_numpy(rays.x)).all()
 
@@ -202,7 +202,7 @@ PUPIL = ([0.0, 0.0, 1.0, 0.6], [0.0, 1.0, 0.0, -0.7])
 
 def _image_points(optic):
     px, py = (be.asarray(v) for v in PUPIL)
-    rays = trace_rays(optic, 0.2, 0.9, px, py)
+    rays = trace_rays(optic, (0.2, 0.9), (px, py))
     return be.concatenate([rays.x, rays.y])
 
 
@@ -234,7 +234,7 @@ def test_the_aim_itself_moves_with_the_parameters(torch_backend):
     x = be.parameter(14.0)
     optic.surfaces[5].thickness = x
     first_order = paraxial(optic)
-    qx, qy = field_parameters(optic, 0.0, 0.9, first_order)
+    qx, qy = field_parameters(optic, 0.0, 0.9)
     result = aim(optic, qx, qy, be.asarray([0.0, 1.0]), be.asarray([1.0, 0.0]), 0.5876, first_order)
     grad = torch.autograd.grad(be.sum(result.py * result.py), x)[0]
     assert abs(float(grad)) > 1e-6
@@ -245,7 +245,7 @@ def test_graph_size_does_not_depend_on_the_iterations(torch_backend):
     x = be.parameter(46.32)
     _radius(optic, x)
     first_order = paraxial(optic)
-    qx, qy = field_parameters(optic, 0.0, 1.0, first_order)
+    qx, qy = field_parameters(optic, 0.0, 1.0)
     px, py = be.asarray([0.0, 0.3, 1.0]), be.asarray([1.0, -0.2, 0.0])
     with solver_settings(max_iterations=1):
         loose = aim(optic, qx, qy, px, py, 0.5876, first_order, tol=1.0)
@@ -254,14 +254,13 @@ def test_graph_size_does_not_depend_on_the_iterations(torch_backend):
 
 
 def test_compiled_trace_launches_the_real_aim(torch_backend):
-    from optics.trace import compiled
 
     optic = singlet(fields=(0.0, 20.0))
     optic.surfaces[1].is_stop, optic.surfaces[2].is_stop = False, True
     optic.aiming = "real"
     px, py = be.asarray([0.0, 0.5, -1.0, 40.0]), be.asarray([0.0, 0.5, 0.0, 0.0])
-    eager = trace_rays(optic, 0.0, 1.0, px, py)
-    fused = compiled.trace_rays_compiled(optic, 0.0, 1.0, px, py, compiler="aot_eager")
+    eager = trace_rays(optic, (0.0, 1.0), (px, py))
+    fused = trace_rays(optic, (0.0, 1.0), (px, py), method=Compiled("aot_eager"))
     np.testing.assert_allclose(be.to_numpy(fused.y), be.to_numpy(eager.y), rtol=0, atol=1e-12)
     # The aim of the last ray fails (it cannot reach 40 stop radii): invalid on both paths.
     assert be.to_numpy(fused.valid).tolist() == be.to_numpy(eager.valid).tolist()
@@ -278,7 +277,7 @@ def _real_image_height_optic():
 
 def test_real_image_height_fields_use_the_real_chief_ray(backend):
     optic = _real_image_height_optic()
-    chief = trace_rays(optic, 0.0, be.asarray([0.5, 1.0]), 0.0, 0.0, record=True)
+    chief = trace_surfaces(optic, (0.0, be.asarray([0.5, 1.0])), (0.0, 0.0))
     np.testing.assert_allclose(be.to_numpy(chief[-1].y), [10.5, 21.0], rtol=0, atol=1e-10)
     at_stop = chief[optic.stop_index]  # the stop is a plane at its vertex: global = local
     np.testing.assert_allclose(be.to_numpy(at_stop.y), 0.0, atol=1e-11)
@@ -291,7 +290,7 @@ def test_gradient_through_the_field_solve_and_the_aim(torch_backend):
 
     def marginal_y(value):
         _radius(optic, value)
-        return trace_rays(optic, 0.0, 1.0, be.asarray([0.0]), be.asarray([1.0])).y[0]
+        return trace_rays(optic, (0.0, 1.0), (be.asarray([0.0]), be.asarray([1.0]))).y[0]
 
     x = be.parameter(46.32)
     ad = float(torch.autograd.grad(marginal_y(x), x)[0])
@@ -329,9 +328,9 @@ def test_an_undefined_stop_radius_is_an_error_naming_the_stop(backend):
     optic.surfaces[1].is_stop, optic.surfaces[2].is_stop = False, True
     optic.aiming = "real"
     with pytest.raises(SolveError, match="does not reach the stop \\(surface 2\\).*stop_diameter"):
-        trace_rays(optic, 0.0, 0.0, 0.5, 0.0)
+        trace_rays(optic, (0.0, 0.0), (0.5, 0.0))
     optic.aperture.type, optic.aperture.value = "stop_diameter", 20.0
-    assert bool(be.item(trace_rays(optic, 0.0, 0.0, 0.5, 0.0).valid))
+    assert bool(be.item(trace_rays(optic, (0.0, 0.0), (0.5, 0.0)).valid))
 
 
 def test_every_wavelength_is_aimed_at_the_same_stop_point(backend):
@@ -340,7 +339,7 @@ def test_every_wavelength_is_aimed_at_the_same_stop_point(backend):
     r = float(be.item(stop_radius(optic, first_order)))
     wavelengths = be.asarray(optic.wavelengths.values)[:, None]
     px, py = be.asarray([0.0, 1.0, -0.4]), be.asarray([0.0, 0.0, 0.8])
-    history = trace_rays(optic, 0.0, 1.0, px[None], py[None], wavelengths, record=True)
+    history = trace_surfaces(optic, (0.0, 1.0), (px[None], py[None]), wavelengths)
     at_stop = history[optic.stop_index]
     assert be.to_numpy(history[-1].valid).all()
     np.testing.assert_allclose(

@@ -21,7 +21,7 @@ from optics import backend as be
 from optics import paraxial
 from optics.analysis.spot import spot_diagram
 from optics.io import load
-from optics.trace import trace_bundle, trace_rays
+from optics.trace import trace_bundle, trace_surfaces
 
 AIMING = DATA / "aiming"
 WIDE = ("wide_angle_100", "projection_120", "projection_160", "wide_angle_170")
@@ -63,7 +63,7 @@ def test_chief_and_marginal_rays_match_at_the_stop_and_the_image(name, mode):
     stop = optic.stop_index
     for record in _reference(name)["modes"][mode]:
         px, py = (np.array(v) for v in record["pupil"])
-        history = _quiet(trace_rays, optic, *record["field"], px, py, aiming=mode, record=True)
+        history = _quiet(trace_surfaces, optic, record["field"], (px, py), aiming=mode)
         image, at_stop = history[-1], history[stop]
         expected = np.array(record["image_xy"])
         finite = np.isfinite(expected).all(axis=0)
@@ -87,8 +87,8 @@ def test_hexapolar_spots_match(name, mode):
     optic.aiming = mode
     records = _reference(name)["modes"][mode]
     fields = [tuple(r["field"]) for r in records]
-    bundle = _quiet(trace_bundle, optic, fields, rings=_reference(name)["rings"])
-    spots = _quiet(spot_diagram, optic, fields, rings=_reference(name)["rings"])
+    bundle = _quiet(trace_bundle, optic, fields, pupil=_reference(name)["rings"])
+    spots = _quiet(spot_diagram, optic, fields, pupil=_reference(name)["rings"])
     for f, (record, spot) in enumerate(zip(records, spots)):
         expected = np.array(record["spot_xy"])
         theirs = np.isfinite(expected).all(axis=0)
@@ -107,7 +107,7 @@ def test_hexapolar_spots_match(name, mode):
 @pytest.mark.parametrize("name", WIDE)
 def test_real_aiming_keeps_every_ray_of_the_wide_angle_designs(name):
     optic = load(AIMING / f"{name}.toml")
-    bundle = trace_bundle(optic, rings=6)  # the lens files say mode = "real"
+    bundle = trace_bundle(optic, pupil=6)  # the lens files say mode = "real"
     assert bool(be.item(be.all(bundle.rays.valid)))
-    paraxially = _quiet(trace_bundle, optic, rings=6, aiming="paraxial")
+    paraxially = _quiet(trace_bundle, optic, pupil=6, aiming="paraxial")
     assert not bool(be.item(be.all(paraxially.rays.valid)))  # what real aiming fixes

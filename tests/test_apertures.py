@@ -17,7 +17,7 @@ from optics.io import load, save
 from optics.io._schema import optic_from_dict
 from optics.io._serialize import optic_to_dict
 from optics.io.lensfile import loads
-from optics.trace import trace_bundle, trace_rays
+from optics.trace import trace_bundle, trace_rays, trace_surfaces
 
 LENS = """
 name = "t"
@@ -88,12 +88,12 @@ def test_blocked_rays_are_invalid_not_dropped_and_spots_count_them(backend):
     optic = singlet(epd=10.0, fields=(0.0, 3.0))
     optic.surfaces[1].obscuration = 2.0
     px, py = be.asarray([0.0, 0.3, 0.5, 1.0]), be.asarray([0.0, 0.0, 0.0, 0.0])
-    rays = trace_rays(optic, 0.0, 0.0, px, py)
+    rays = trace_rays(optic, (0.0, 0.0), (px, py))
     assert be.to_numpy(rays.valid).tolist() == [False, False, True, True]  # r = 0, 1.5 mm blocked
     assert np.isfinite(be.to_numpy(rays.x)).all()
-    bundle = trace_bundle(optic, [(0.0, 0.0)], rings=6)
+    bundle = trace_bundle(optic, [(0.0, 0.0)], pupil=6)
     assert bool(be.item(bundle.chief_blocked[0, 0])) and bool(be.item(bundle.chief_valid[0, 0]))
-    spot = spot_diagram(optic, [(0.0, 0.0)], rings=6)[0]
+    spot = spot_diagram(optic, [(0.0, 0.0)], pupil=6)[0]
     expected = int((~be.to_numpy(bundle.rays.valid)).sum())
     assert spot.n_invalid == expected > 0 and spot.chief_blocked
     assert math.isfinite(float(be.item(spot.rms_radius_chief)))  # the open chief ray is kept
@@ -103,12 +103,12 @@ def test_aperture_replaces_the_circle_and_the_plain_circle_path_is_unchanged(bac
     optic = singlet(epd=10.0)
     optic.surfaces[1].semi_diameter = 4.0
     px = be.asarray([0.0, 0.7, 0.9])
-    circle = be.to_numpy(trace_rays(optic, 0.0, 0.0, px, 0.0).valid).tolist()
+    circle = be.to_numpy(trace_rays(optic, (0.0, 0.0), (px, 0.0)).valid).tolist()
     assert circle == [True, True, False]
     optic.surfaces[1].aperture = ClearAperture("rectangle", (4.6, 1.0))
-    rect = be.to_numpy(trace_rays(optic, 0.0, 0.0, px, 0.0).valid).tolist()
+    rect = be.to_numpy(trace_rays(optic, (0.0, 0.0), (px, 0.0)).valid).tolist()
     assert rect == [True, True, True]
-    rect_y = be.to_numpy(trace_rays(optic, 0.0, 0.0, 0.0, px).valid).tolist()
+    rect_y = be.to_numpy(trace_rays(optic, (0.0, 0.0), (0.0, px)).valid).tolist()
     assert rect_y == [True, False, False]
 
 
@@ -164,7 +164,7 @@ def test_stop_diameter_sets_the_entrance_pupil_for_both_conjugates(backend):
         first_order = paraxial(optic)
         # The paraxial marginal ray (px = 1, scaled to stay paraxial) meets the stop at D/2.
         small = 1e-7
-        rays = trace_rays(optic, 0.0, 0.0, small, 0.0, aiming="paraxial", record=True)
+        rays = trace_surfaces(optic, (0.0, 0.0), (small, 0.0), aiming="paraxial")
         assert float(be.item(rays[2].x)) / small == pytest.approx(3.5, rel=1e-6)
         optic.aperture.type, optic.aperture.value = "epd", float(be.item(first_order.epd))
         same = paraxial(optic)
@@ -174,7 +174,7 @@ def test_stop_diameter_sets_the_entrance_pupil_for_both_conjugates(backend):
 def test_stop_diameter_does_not_clip_and_real_aim_lands_on_its_rim(backend):
     optic = optic_from_dict(loads(LENS, "toml"), "t.toml")
     optic.surfaces[1].aperture = optic.surfaces[1].obscuration = None
-    rays = trace_rays(optic, 0.0, 1.0, be.asarray([1.0, -1.0]), 0.0, record=True)
+    rays = trace_surfaces(optic, (0.0, 1.0), (be.asarray([1.0, -1.0]), 0.0))
     assert be.to_numpy(rays[-1].valid).all()
     np.testing.assert_allclose(np.abs(be.to_numpy(rays[2].x)), 4.0, rtol=0, atol=1e-11)
 
@@ -193,7 +193,7 @@ def telecentric():
 def test_telecentric_chief_rays_leave_parallel_and_the_rim_fills_the_na(backend):
     optic = telecentric()
     px, py = be.asarray([0.0, 0.0, 1.0]), be.asarray([0.0, 1.0, 0.0])
-    rays = trace_rays(optic, 0.0, 1.0, px, py, record=True)[0]
+    rays = trace_surfaces(optic, (0.0, 1.0), (px, py))[0]
     L, M, N = (be.to_numpy(getattr(rays, c)) for c in "LMN")
     assert L[0] == 0.0 and M[0] == 0.0 and N[0] == 1.0
     np.testing.assert_allclose([M[1], L[2]], [0.1, 0.1], rtol=1e-14)  # sin U = NA / n

@@ -38,18 +38,15 @@ LAYERS = (
     ("optics.system", 5),
     ("optics.params", 5),
     ("optics._paraxial", 6),
-    ("optics.trace.propagate", 7),
-    ("optics.trace.blocks", 7),
+    ("optics.trace.loop", 7),
+    ("optics.trace.prepared", 7),
     ("optics.trace.launch", 8),
     ("optics.trace._aim_solve", 8),
     ("optics.trace.aim", 8),
     ("optics.trace.object_field", 9),
     ("optics.trace._field_failure", 10),
     ("optics.trace.real_image_height", 10),
-    ("optics.trace._compiled_inputs", 11),
-    ("optics.trace._compiled_kernels", 11),
-    ("optics.trace._compiled_retrace", 11),
-    ("optics.trace.compiled", 11),
+    ("optics.trace.methods", 11),
     ("optics.trace.bundle", 12),
     ("optics.trace.entry", 13),
     ("optics.trace", 14),
@@ -206,7 +203,7 @@ def test_the_registry_s_backend_modules_count_as_its_imports():
 
 
 def test_relative_imports_resolve_like_python():
-    assert _resolve("optics.trace.bundle", False, "propagate", 1) == "optics.trace.propagate"
+    assert _resolve("optics.trace.bundle", False, "loop", 1) == "optics.trace.loop"
     assert _resolve("optics.trace.bundle", False, None, 2) == "optics"
     assert _resolve("optics.trace", True, "bundle", 1) == "optics.trace.bundle"
-    assert "optics.backend" in GRAPH["optics.trace.propagate"]
+    assert "optics.backend" in GRAPH["optics.trace.loop"]

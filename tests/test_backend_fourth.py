@@ -49,10 +49,10 @@ def test_rays_on_array_api_strict_equal_numpy(strict, design):
     inside = (px * px + py * py <= 1).reshape(-1)
     px, py = px.reshape(-1)[inside], py.reshape(-1)[inside]
     for hy in (0.0, 0.7, 1.0):
-        rays = optics.trace_rays(DESIGNS[design](), 0.0, hy, be.asarray(px), be.asarray(py))
+        rays = optics.trace_rays(DESIGNS[design](), (0.0, hy), (be.asarray(px), be.asarray(py)))
         assert type(rays.y).__module__.startswith("array_api_strict")
         with be.using("numpy"):
-            expected = optics.trace_rays(DESIGNS[design](), 0.0, hy, px, py)
+            expected = optics.trace_rays(DESIGNS[design](), (0.0, hy), (px, py))
         assert be.to_numpy(rays.valid).tolist() == np.asarray(expected.valid).tolist()
         for name in COMPONENTS:
             got, want = be.to_numpy(getattr(rays, name)), np.asarray(getattr(expected, name))

@@ -12,7 +12,7 @@ from optics import backend as be
 from optics.analysis._spot_stream import hull_candidates
 from optics.analysis.spot import spot_diagram
 from optics.sampling import hexapolar, hexapolar_count, hexapolar_range
-from optics.trace import iter_bundle, trace_bundle
+from optics.trace import Streamed, iter_bundle, trace_bundle
 
 
 def _vignetted_cooke():
@@ -38,8 +38,8 @@ def test_hexapolar_range_is_a_slice_of_the_pattern():
 
 def test_chunked_bundle_equals_one_batch(backend):
     optic = _vignetted_cooke()
-    whole = trace_bundle(optic, rings=9)
-    chunked = trace_bundle(optic, rings=9, chunk_rays=101, progress=False)
+    whole = trace_bundle(optic, pupil=9)
+    chunked = trace_bundle(optic, pupil=9, method=Streamed(101, progress=False))
     valid = be.to_numpy(whole.rays.valid)
     assert 0 < valid.sum() < valid.size  # the case vignettes some rays
     for f in dataclasses.fields(whole.rays):
@@ -55,8 +55,8 @@ def test_chunked_bundle_equals_one_batch(backend):
 
 def test_chunked_bundle_with_real_aiming_equals_one_batch():
     optic = optics.load("cooke_triplet")
-    whole = trace_bundle(optic, rings=4, aiming="real")
-    chunked = trace_bundle(optic, rings=4, aiming="real", chunk_rays=50, progress=False)
+    whole = trace_bundle(optic, pupil=4, aiming="real")
+    chunked = trace_bundle(optic, pupil=4, aiming="real", method=Streamed(50, progress=False))
     valid = be.to_numpy(whole.rays.valid)
     np.testing.assert_array_equal(be.to_numpy(chunked.rays.valid), valid)
     for name in ("x", "y", "L", "M", "opd"):
@@ -66,7 +66,9 @@ def test_chunked_bundle_with_real_aiming_equals_one_batch():
 
 def test_slices_respect_the_budget():
     optic = optics.load("cooke_triplet")
-    sizes = [be.size(b.px) for b in iter_bundle(optic, rings=5, chunk_rays=40, progress=False)]
+    sizes = [
+        be.size(b.px) for b in iter_bundle(optic, pupil=5, method=Streamed(40, progress=False))
+    ]
     n_combinations = len(optic.fields.normalized()) * len(optic.wavelengths.values)
     assert max(sizes) * n_combinations <= 40
     assert sum(sizes) == hexapolar_count(5)
@@ -80,8 +82,8 @@ def test_chunked_spot_equals_one_batch(backend, pupil):
     if pupil == "random":
         radius, angle = np.sqrt(rng.random(700)), 2 * np.pi * rng.random(700)
         samples = (be.asarray(radius * np.cos(angle)), be.asarray(radius * np.sin(angle)))
-    whole = spot_diagram(optic, rings=12, pupil=samples)
-    chunked = spot_diagram(optic, rings=12, pupil=samples, chunk_rays=250, progress=False)
+    whole = spot_diagram(optic, pupil=samples)
+    chunked = spot_diagram(optic, pupil=samples, method=Streamed(250, progress=False))
     assert len(whole) == len(chunked)
     for a, b in zip(whole, chunked):
         da, db = a.as_dict(), b.as_dict()

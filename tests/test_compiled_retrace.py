@@ -17,8 +17,9 @@ from helpers import UNLIKE_DESIGNS, cooke_chebyshev, corpus_design
 from optics import backend as be
 from optics.geometry.aspheres import EvenAsphere
 from optics.io import load
-from optics.trace import compiled, trace_rays
-from optics.trace._compiled_inputs import unpadded
+from optics.trace import Compiled, trace_rays, trace_surfaces
+from optics.trace.methods import compiled
+from optics.trace.methods._compiled_inputs import unpadded
 
 FIELD = (0.0, 0.7)
 COMPONENTS = ("x", "y", "z", "L", "M", "N", "opd")
@@ -35,10 +36,8 @@ def trace(optic, px, py, compiled_steps=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # rays off the freeform's square
         if compiled_steps is None:
-            return trace_rays(optic, *FIELD, px, py)
-        return compiled.trace_rays_compiled(
-            optic, *FIELD, px, py, compiler="aot_eager", newton_iterations=compiled_steps
-        )
+            return trace_rays(optic, FIELD, (px, py))
+        return trace_rays(optic, FIELD, (px, py), method=Compiled("aot_eager", compiled_steps))
 
 
 def assert_same_rays(fused, eager):
@@ -61,9 +60,9 @@ def graph_flags(monkeypatch):
     seen = []
     original = compiled.retrace_unconverged
 
-    def recording(kind, optic, context, inputs, rays, unconverged):
+    def recording(system, inputs, rays, unconverged):
         seen.append(int(be.sum(be.astype(unconverged, be.float_dtype()))))
-        return original(kind, optic, context, inputs, rays, unconverged)
+        return original(system, inputs, rays, unconverged)
 
     monkeypatch.setattr(compiled, "retrace_unconverged", recording)
     return seen
@@ -127,28 +126,20 @@ def test_unpadded_masks_keep_the_broadcast_shape():
     assert unpadded(mask, (2, 2), 4).tolist() == [[True, False], [True, False]]
 
 
-def test_propagated_rays_are_traced_again_too(autodiff_backend, monkeypatch):
-    """propagate_compiled (merit functions' bundles) takes launched rays, not pupil points."""
-    from optics import paraxial
-    from optics.trace.launch import launch_rays
-    from optics.trace.propagate import propagate
-    from optics.trace.real_image_height import field_parameters
+def test_compiled_bundles_are_traced_again_too(autodiff_backend, monkeypatch):
+    """A compiled bundle (merit functions' bundles) retraces its unconverged rays as well."""
+    from optics.trace import trace_bundle
 
     seen = graph_flags(monkeypatch)
     optic = cooke_chebyshev()
     px, py = pupil(reach=2.5)
-    with be.no_grad():
-        first_order = paraxial(optic)
-        qx, qy = field_parameters(optic, *FIELD, first_order)
-        launched = launch_rays(optic, qx, qy, px, py, be.asarray(0.55), first_order)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            eager = propagate(optic, launched)
-            fused = compiled.propagate_compiled(
-                optic, launched, compiler="aot_eager", newton_iterations=1
-            )
+    with be.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        eager = trace_bundle(optic, [FIELD], [0.55], (px, py), method="eager").rays
+        fused = trace_bundle(optic, [FIELD], [0.55], (px, py), method=Compiled("aot_eager", 1))
     assert seen and seen[0] > 100
-    assert not assert_same_rays(fused, eager).all()
+    flat = lambda rays: rays.map(lambda v: v[0, 0])  # noqa: E731
+    assert not assert_same_rays(flat(fused.rays), flat(eager)).all()
 
 
 @pytest.mark.skipif(not corpus_dir().is_dir(), reason="../shared/zemax/files is absent")
@@ -167,11 +158,14 @@ def test_real_aspheric_designs_traced_with_two_steps_equal_the_eager_trace(
         optic = load(corpus_dir() / name, glass_fallback="model")
     px, py = pupil(n=2000)
     with be.no_grad():
-        eager = trace_rays(optic, 0.0, 1.0, px, py)
+        eager = trace_rays(optic, (0.0, 1.0), (px, py))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            fused = compiled.trace_rays_compiled(
-                optic, 0.0, 1.0, px, py, compiler="aot_eager", newton_iterations=2
+            fused = trace_rays(
+                optic,
+                (0.0, 1.0),
+                (px, py),
+                method=Compiled("aot_eager", 2),
             )
     assert seen and seen[0] > 0, "two steps must leave some rays to trace again"
     valid = be.to_numpy(eager.valid)
@@ -194,7 +188,7 @@ def test_an_aspheric_first_surface_traced_with_no_step_equals_eager_on_unlike_de
     optic = corpus_design(design)
     px, py = pupil()
     with be.no_grad():
-        at_first = trace_rays(optic, *FIELD, px, py, record=True)[1]
+        at_first = trace_surfaces(optic, FIELD, (px, py))[1]
     reached = be.to_numpy(at_first.valid)
     rim = float(np.max(np.hypot(be.to_numpy(at_first.x), be.to_numpy(at_first.y))[reached]))
     base = optic.surfaces[1].geometry

@@ -1,4 +1,4 @@
-"""The compiled trace (``trace_rays(..., compiled=True)``) equals the eager one.
+"""The compiled trace (``trace_rays(..., method="compiled")``) equals the eager one.
 
 Default tests compile with TorchDynamo's ``aot_eager`` backend: the same
 captured forward and backward graphs as Inductor, in seconds instead of tens
@@ -20,7 +20,8 @@ from optics.errors import ConfigurationError
 from optics.io import load
 from optics.materials import ConstantIndex
 from optics.optimize.merit import Merit, Operand
-from optics.trace import compiled, trace_rays
+from optics.trace import Compiled, trace_rays
+from optics.trace.methods import compiled
 
 torch = pytest.importorskip("torch")
 
@@ -74,10 +75,8 @@ def eager_and_compiled(name, reach, compiler="aot_eager", grad=False):
         warnings.simplefilter("ignore", RuntimeWarning)  # eager counts the rejected rays
         results = []
         for run in (
-            lambda: trace_rays(optic, *FIELD, px, py),
-            lambda: compiled.trace_rays_compiled(
-                optic, *FIELD, px, py, compiler=compiler, newton_iterations=ITERATIONS
-            ),
+            lambda: trace_rays(optic, FIELD, (px, py)),
+            lambda: trace_rays(optic, FIELD, (px, py), method=Compiled(compiler, ITERATIONS)),
         ):
             if grad:
                 rays = run()
@@ -121,7 +120,7 @@ def test_compiled_merit_equals_the_eager_merit_and_its_gradient(torch_backend, m
     values = []
     for merit in (
         Merit([Operand("rms_spot", rings=3)]),
-        Merit([Operand("rms_spot", rings=3)], compiled=True),
+        Merit([Operand("rms_spot", rings=3)], method=Compiled("aot_eager")),
     ):
         value = merit(optic)
         values.append((float(be.detach(value)), torch.autograd.grad(value, leaves)))
@@ -139,8 +138,8 @@ def test_gradients_reach_thicknesses_and_a_material_index(torch_backend):
     px, py = pupil()
     gradients = []
     for run in (
-        lambda: trace_rays(optic, *FIELD, px, py),
-        lambda: compiled.trace_rays_compiled(optic, *FIELD, px, py, compiler="aot_eager"),
+        lambda: trace_rays(optic, FIELD, (px, py)),
+        lambda: trace_rays(optic, FIELD, (px, py), method=Compiled("aot_eager")),
     ):
         gradients.append(torch.autograd.grad(spot_loss(run()), leaves))
     for a, e in zip(*reversed(gradients)):
@@ -152,13 +151,17 @@ def test_numpy_backend_refuses_compiled_with_a_clear_error():
     with be.using("numpy"):
         optic = load("cooke_triplet")
         with pytest.raises(ConfigurationError, match="compiles graphs"):
-            trace_rays(optic, 0.0, 0.0, 0.0, 0.0, compiled=True)
+            trace_rays(optic, (0.0, 0.0), (0.0, 0.0), method="compiled")
 
 
-def test_record_is_refused_on_the_compiled_path(torch_backend):
-    optic = load("cooke_triplet")
-    with pytest.raises(ConfigurationError, match="record"):
-        trace_rays(optic, 0.0, 0.0, 0.0, 0.0, record=True, compiled=True)
+def test_rays_along_the_way_are_refused_by_the_compiled_method(torch_backend):
+    from optics.trace import prepare
+    from optics.trace.methods import RayBatch
+
+    system = prepare(load("cooke_triplet"))
+    batch = RayBatch(0.0, 0.0, be.asarray([0.0]), be.asarray([0.0]), 0.55, True, keep=(1,))
+    with pytest.raises(ConfigurationError, match="records the surfaces"):
+        Compiled("aot_eager").trace(system, batch)
 
 
 @pytest.mark.parametrize(
@@ -176,9 +179,7 @@ def test_the_cache_keys_on_topology_bucket_and_per_ray_inputs(torch_backend):
 
     def trace(optic, hy, x, y):
         with be.no_grad():
-            return compiled.trace_rays_compiled(
-                optic, 0.0, hy, x, y, compiler="eager", newton_iterations=1
-            )
+            return trace_rays(optic, (0.0, hy), (x, y), method=Compiled("eager", 1))
 
     cooke = load("cooke_triplet")
     trace(cooke, 0.7, px, py)
@@ -199,8 +200,8 @@ def test_compiled_batches_keep_the_broadcast_shape(torch_backend):
     px = be.asarray(np.linspace(-0.5, 0.5, 5))
     py = be.asarray(np.linspace(-0.4, 0.4, 3))[:, None]
     with be.no_grad():
-        eager = trace_rays(optic, *FIELD, px, py)
-        fused = compiled.trace_rays_compiled(optic, *FIELD, px, py, compiler="eager")
+        eager = trace_rays(optic, FIELD, (px, py))
+        fused = trace_rays(optic, FIELD, (px, py), method=Compiled("eager"))
     assert tuple(fused.x.shape) == (3, 5)
     assert_same_rays(fused, eager)
 
@@ -211,7 +212,7 @@ def test_the_whole_trace_is_one_graph_without_breaks(name, torch_backend):
     optic = SYSTEMS[name]()
     trainable(optic)
     px, py = pupil()
-    report = compiled.explain_trace(optic, *FIELD, px, py, newton_iterations=ITERATIONS)
+    report = compiled.explain_trace(optic, FIELD, (px, py), newton_iterations=ITERATIONS)
     assert report.graph_break_count == 0, report.break_reasons
     assert report.graph_count == 1
 

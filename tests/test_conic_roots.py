@@ -22,7 +22,7 @@ from optics.geometry.newton_base import NewtonRaphsonGeometry
 from optics.materials import ConstantIndex
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths
-from optics.trace import trace_rays
+from optics.trace import trace_surfaces
 
 
 def _sag(radius, conic, h):
@@ -254,7 +254,7 @@ def test_launch_plane_beyond_the_first_centre_of_curvature(backend):
     )
     assert float(be.to_numpy(paraxial(optic).ep_position)) > 20.0
     py = np.array([0.0, 0.3, -0.6, 1.0])
-    path = trace_rays(optic, 0.0, 0.0, 0.0, be.asarray(py), record=True)
+    path = trace_surfaces(optic, (0.0, 0.0), (0.0, be.asarray(py)))
     assert be.to_numpy(path[-1].valid).all()
     h = be.to_numpy(path[1].y)
     np.testing.assert_allclose(be.to_numpy(path[1].z), 20.0 - np.sqrt(400.0 - h * h), atol=1e-13)

@@ -87,7 +87,7 @@ def test_real_ray_intercepts_and_directions(backend, name):
     for wavelength in sorted({r["wavelength"] for r in rows}):
         batch = [r for r in rows if r["wavelength"] == wavelength]
         columns = [be.asarray([r[k] for r in batch]) for k in ("hx", "hy", "px", "py")]
-        rays = trace_rays(optic, *columns, wavelength)
+        rays = trace_rays(optic, columns[:2], columns[2:], wavelength)
         assert be.to_numpy(rays.valid).all()
         for key in ("x", "y", "z", "L", "M", "N"):
             want = [r[key] for r in batch]
@@ -99,7 +99,7 @@ def test_real_ray_intercepts_and_directions(backend, name):
 def test_rms_spots(backend, name):
     spots = {
         (tuple(s["field"]), s["wavelength"]): s
-        for s in (spot.as_dict() for spot in spot_diagram(_optic(name), rings=6))
+        for s in (spot.as_dict() for spot in spot_diagram(_optic(name), pupil=6))
     }
     want_spots = _expected(name)["spot"]
     assert len(spots) == len(want_spots)
@@ -154,7 +154,7 @@ def test_hubble_rays_match_a_50_digit_trace(backend):
                 dn = sum(d * n for d, n in zip(direction, normal))
                 direction = [d - 2 * dn * n for d, n in zip(direction, normal)]
         want = dict(zip("xyzLMN", point + direction))
-        rays = trace_rays(optic, row["hx"], row["hy"], row["px"], row["py"], row["wavelength"])
+        rays = trace_rays(optic, (row["hx"], row["hy"]), (row["px"], row["py"]), row["wavelength"])
         for key, value in want.items():
             worst["optics"] = max(
                 worst["optics"], abs(float(be.to_numpy(getattr(rays, key))) - value)

@@ -20,7 +20,7 @@ from optics import backend as be
 from optics import paraxial, samples
 from optics.analysis import spot_diagram
 from optics.io import load
-from optics.trace import trace_bundle, trace_rays
+from optics.trace import trace_bundle, trace_surfaces
 
 COOKE = samples.path("cooke_triplet").read_text()
 
@@ -43,9 +43,9 @@ def _lenses(tmp_path):
 def _work(optic):
     """Everything a float32 analysis does; returns the arrays it produced."""
     first_order = paraxial(optic)
-    bundle = trace_bundle(optic, rings=2)
-    path = trace_rays(optic, 0.3, 0.7, 0.2, -0.5, record=True)
-    spot_diagram(optic, rings=1)
+    bundle = trace_bundle(optic, pupil=2)
+    path = trace_surfaces(optic, (0.3, 0.7), (0.2, -0.5))
+    spot_diagram(optic, pupil=1)
     arrays = [first_order.efl, bundle.rays.x, bundle.rays.opd, bundle.chief.y, bundle.px]
     for rays in path:
         arrays += [rays.x, rays.y, rays.z, rays.L, rays.M, rays.N]

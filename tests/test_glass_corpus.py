@@ -107,12 +107,12 @@ def test_corpus_files_load_without_the_fallback(catalogs, file):
     assert any(isinstance(m, dict) and m.get("name") == glass for m in materials)
     assert not any(isinstance(m, dict) and "nd" in m for m in materials)  # no model glass
     optic = zemax.optic_from_zmx_data(data, str(CORPUS / file))
-    assert np.isfinite(spot_diagram(optic, fields=[(0.0, 0.0)], rings=3)[0].rms_radius_chief)
+    assert np.isfinite(spot_diagram(optic, fields=[(0.0, 0.0)], pupil=3)[0].rms_radius_chief)
 
 
 def on_axis_rms_um(optic):
     primary = optic.wavelengths.primary_value
-    spot = spot_diagram(optic, fields=[(0.0, 0.0)], wavelengths=[primary], rings=6)[0]
+    spot = spot_diagram(optic, fields=[(0.0, 0.0)], wavelengths=[primary], pupil=6)[0]
     return 1000.0 * float(spot.rms_radius_chief)
 
 

@@ -32,9 +32,9 @@ pytestmark = pytest.mark.skipif(
 
 def _trace_reads(optic, *, grad=False):
     px, py = (be.asarray(v) for v in pupil(200))
-    optics.trace_rays(optic, 0.0, 0.7, px, py)  # warm caches (glass data, prepared terms)
+    optics.trace_rays(optic, (0.0, 0.7), (px, py))  # warm caches (glass data, prepared terms)
     with be.count_host_reads() as reads:
-        rays = optics.trace_rays(optic, 0.0, 0.7, px, py)
+        rays = optics.trace_rays(optic, (0.0, 0.7), (px, py))
         if grad:
             be.sum(rays.x).backward()
     return reads, rays

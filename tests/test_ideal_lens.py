@@ -38,7 +38,7 @@ def test_the_paraxial_power_is_one_over_f():
 @pytest.mark.parametrize("field", [0.0, 0.5, 1.0])
 def test_a_collimated_beam_meets_at_f_tan_theta(field):
     optic = _lens(50.0)
-    rays = optics.trace_rays(optic, 0.0, field, PUPIL[:, 0], PUPIL[:, 1])
+    rays = optics.trace_rays(optic, (0.0, field), (PUPIL[:, 0], PUPIL[:, 1]))
     assert np.all(rays.valid)
     np.testing.assert_allclose(rays.y, 50.0 * np.tan(np.radians(10.0 * field)), atol=1e-12)
     np.testing.assert_allclose(rays.x, 0.0, atol=1e-12)
@@ -57,21 +57,21 @@ def test_the_image_of_an_object_at_2f_is_perfect_at_2f_and_inverted():
             ],
         }
     )
-    rays = optics.trace_rays(optic, 0.0, 1.0, PUPIL[:, 0], PUPIL[:, 1])
+    rays = optics.trace_rays(optic, (0.0, 1.0), (PUPIL[:, 0], PUPIL[:, 1]))
     np.testing.assert_allclose(rays.y, -5.0, atol=1e-12)
     assert paraxial(optic).magnification == pytest.approx(-1.0, rel=1e-14)
 
 
 def test_the_image_medium_stretches_the_focus_by_its_index():
     optic = _lens(50.0, image_distance=75.0, after={"index": 1.5})
-    rays = optics.trace_rays(optic, 0.0, 0.0, PUPIL[:, 0], PUPIL[:, 1])
+    rays = optics.trace_rays(optic, (0.0, 0.0), (PUPIL[:, 0], PUPIL[:, 1]))
     np.testing.assert_allclose(rays.y, 0.0, atol=1e-12)
     assert paraxial(optic).bfl == pytest.approx(75.0, rel=1e-14)
 
 
 def test_the_optical_path_to_the_focus_is_the_same_for_every_ray():
     optic = _lens(50.0)
-    rays = optics.trace_rays(optic, 0.0, 0.0, PUPIL[:, 0], PUPIL[:, 1])
+    rays = optics.trace_rays(optic, (0.0, 0.0), (PUPIL[:, 0], PUPIL[:, 1]))
     np.testing.assert_allclose(rays.opd - rays.opd[0], 0.0, atol=1e-12)
 
 
@@ -90,7 +90,7 @@ def test_the_image_height_and_its_focal_length_derivative_on_both_backends(backe
     geometry = optic.surfaces[1].geometry
     geometry.focal_length = be.parameter(be.asarray(f))
     py = h / 10.0  # EPD 20: pupil coordinate 0.4 is height 4 at the lens (the stop)
-    ray = optics.trace_rays(optic, 0.0, theta / 10.0, 0.0, py)
+    ray = optics.trace_rays(optic, (0.0, theta / 10.0), (0.0, py))
     expected = h + d * (math.tan(math.radians(theta)) - h / f)
     assert float(be.item(ray.y)) == pytest.approx(expected, abs=1e-12)
     if be.requires_grad(ray.y):  # torch: autograd through the bend
@@ -100,5 +100,5 @@ def test_the_image_height_and_its_focal_length_derivative_on_both_backends(backe
         ys = []
         for sign in (1, -1):
             geometry.focal_length = f + sign * step
-            ys.append(float(be.item(optics.trace_rays(optic, 0.0, theta / 10.0, 0.0, py).y)))
+            ys.append(float(be.item(optics.trace_rays(optic, (0.0, theta / 10.0), (0.0, py)).y)))
         assert (ys[0] - ys[1]) / (2 * step) == pytest.approx(d * h / f**2, rel=1e-6)

@@ -38,7 +38,7 @@ def test_an_image_inside_glass_vignettes_no_ray(backend, image_material):
     optic = _immersed_image(image_material)
     px, py = (be.asarray(v) for v in np.meshgrid(np.linspace(-1, 1, 21), np.linspace(-1, 1, 21)))
     inside = be.to_numpy(px * px + py * py) <= 1.0
-    rays = optics.trace_rays(optic, 0.0, 0.0, px, py)
+    rays = optics.trace_rays(optic, (0.0, 0.0), (px, py))
     # Refracted from n = 2 into air at the image surface, the outer rays were
     # totally reflected and counted vignetted.
     assert be.to_numpy(rays.valid)[inside].all()
@@ -48,7 +48,7 @@ def test_an_image_inside_glass_vignettes_no_ray(backend, image_material):
 
 def test_the_marginal_ray_direction_follows_snell_into_the_glass(backend):
     optic = _immersed_image(AIR)
-    rays = optics.trace_rays(optic, 0.0, 0.0, 0.0, 1.0)
+    rays = optics.trace_rays(optic, (0.0, 0.0), (0.0, 1.0))
     # At the sphere: height h = 9, normal angle a = asin(h/R); sin(refracted) = sin(a)/2.
     a = math.asin(9.0 / 10.0)
     slope_angle = a - math.asin(math.sin(a) / 2.0)  # the ray turns toward the axis
@@ -64,7 +64,7 @@ def test_the_image_surface_leaves_directions_as_the_last_lens_surface_made_them(
     # The file's last gap has n' = 0.999982 and its image surface says air: refracted
     # there, the transverse direction cosines were scaled by n' (1.8e-5 relative).
     px = be.asarray(np.linspace(-0.5, 0.5, 5))
-    history = optics.trace_rays(optic, 0.0, 1.0, px, 0.3, record=True)
+    history = optics.trace_surfaces(optic, (0.0, 1.0), (px, 0.3))
     before, at_image = history[-2], history[-1]
     assert be.to_numpy(at_image.valid).all()
     for name in ("L", "M", "N"):

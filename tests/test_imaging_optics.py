@@ -193,7 +193,7 @@ def test_the_warp_puts_points_at_their_real_chief_ray_image_points():
     largest = 0.0
     for a, b in spots:
         x, y = (b - (n - 1) / 2) * pitch, ((n - 1) / 2 - a) * pitch  # its paraxial image
-        chief = optics.trace_rays(placed.optic, x / top, y / top, 0.0, 0.0, WAVE[0])
+        chief = optics.trace_rays(placed.optic, (x / top, y / top), (0.0, 0.0), WAVE[0])
         row, col = (n - 1) / 2 - float(chief.y) / pitch, float(chief.x) / pitch + (n - 1) / 2
         i0, j0 = int(round(row)), int(round(col))
         window = out[i0 - 3 : i0 + 4, j0 - 3 : j0 + 4]
@@ -233,7 +233,9 @@ def test_the_simulation_agrees_with_a_brute_force_ray_render():
     px, py = np.asarray(px)[np.asarray(inside)], np.asarray(py)[np.asarray(inside)]
     ii, jj = np.nonzero(scene)
     x, y = (jj - (n - 1) / 2) * pitch, ((n - 1) / 2 - ii) * pitch
-    rays = optics.trace_rays(placed.optic, (x / top)[:, None], (y / top)[:, None], px, py, wave[0])
+    rays = optics.trace_rays(
+        placed.optic, ((x / top)[:, None], (y / top)[:, None]), (px, py), wave[0]
+    )
     col = np.rint(np.asarray(rays.x) / pitch + (n - 1) / 2).astype(int)
     row = np.rint((n - 1) / 2 - np.asarray(rays.y) / pitch).astype(int)
     valid = np.asarray(rays.valid)

@@ -122,8 +122,8 @@ def _assert_jitted_equals_eager(optic, px, py, valid_only=False):
     coordinate of the rays (the system's size: XLA contracts a*b + c into one
     rounding, so a 1750 mm path leaves 1e-12 mm differences in a 4 µm x).
     """
-    eager = trace_rays(optic, 0.0, 0.7, px, py)
-    jitted = trace_rays(optic, 0.0, 0.7, px, py, compiled=True)
+    eager = trace_rays(optic, (0.0, 0.7), (px, py))
+    jitted = trace_rays(optic, (0.0, 0.7), (px, py), method="compiled")
     valid = be.to_numpy(eager.valid)
     assert be.to_numpy(jitted.valid).tolist() == valid.tolist()
     assert valid.any()

@@ -64,8 +64,8 @@ def _close(actual, expected, scale=1.0):
 
 def test_jit_of_the_public_trace_equals_the_eager_trace(jax_backend):
     optic, (px, py) = cooke(), _pupil()
-    eager = trace_rays(optic, 0.2, 0.7, px, py)
-    traced = jax.jit(lambda hx, hy: _fields(trace_rays(optic, hx, hy, px, py)))
+    eager = trace_rays(optic, (0.2, 0.7), (px, py))
+    traced = jax.jit(lambda hx, hy: _fields(trace_rays(optic, (hx, hy), (px, py))))
     jitted = traced(0.2, 0.7)
     for name in COMPONENTS:
         _close(jitted[name], getattr(eager, name))
@@ -73,25 +73,25 @@ def test_jit_of_the_public_trace_equals_the_eager_trace(jax_backend):
     # A field no chief ray reaches (1800 mm off axis): an error eagerly; under jit,
     # where nothing can be read on the host, the same graph gives invalid rays.
     with pytest.raises(SolveError):
-        trace_rays(optic, 0.0, 100.0, px, py)
+        trace_rays(optic, (0.0, 100.0), (px, py))
     assert not np.any(be.to_numpy(traced(0.0, 100.0)["valid"]))
 
 
 def test_vmap_over_real_image_height_fields_equals_one_trace_per_field(jax_backend):
     optic, (px, py) = singlet(), _pupil()
     fields = [0.0, 0.5, 1.0]
-    batched = jax.vmap(lambda hy: trace_rays(optic, 0.1, hy, px, py).y)(be.asarray(fields))
+    batched = jax.vmap(lambda hy: trace_rays(optic, (0.1, hy), (px, py)).y)(be.asarray(fields))
     for k, hy in enumerate(fields):
-        _close(batched[k], trace_rays(optic, 0.1, hy, px, py).y)
+        _close(batched[k], trace_rays(optic, (0.1, hy), (px, py)).y)
     # the solve really ran: the chief ray of the last field lands on the requested height
-    assert abs(float(trace_rays(optic, 0.0, 1.0, 0.0, 0.0).y) - 8.0) < 1e-9
+    assert abs(float(trace_rays(optic, (0.0, 1.0), (0.0, 0.0)).y) - 8.0) < 1e-9
 
 
 def _loss(radius, hy=0.7):
     optic = singlet()
     optic.surfaces[1].geometry.radius = radius
     px, py = _pupil()
-    rays = trace_rays(optic, 0.0, hy, px, py)
+    rays = trace_rays(optic, (0.0, hy), (px, py))
     return be.sum(be.where(rays.valid, rays.x * rays.x + rays.y * rays.y, 0.0))
 
 
@@ -118,7 +118,7 @@ def test_vmap_over_a_parameter_the_paraxial_data_ignore(jax_backend):
     def image_y(conic):
         optic = singlet()
         optic.surfaces[1].geometry.conic = conic
-        return trace_rays(optic, 0.0, 0.7, px, py).y
+        return trace_rays(optic, (0.0, 0.7), (px, py)).y
 
     conics = [-0.5, 0.0]
     batched = jax.vmap(image_y)(be.asarray(conics))

@@ -25,7 +25,7 @@ def _lens(radius, aiming):
 
 
 def spot_loss(radius, aiming):
-    rays = optics.trace_bundle(_lens(radius, aiming), wavelengths=[0.5876], rings=3).rays
+    rays = optics.trace_bundle(_lens(radius, aiming), wavelengths=[0.5876], pupil=3).rays
     return be.sum(be.where(rays.valid, rays.x * rays.x + rays.y * rays.y, 0.0))
 
 
@@ -61,7 +61,7 @@ def test_the_eager_real_aim_gradient_counts_the_aim_once(jax_backend):
     # implicit correction's cancelled out most of dp/dθ (0.17 % off on the spot loss).
     def loss(radius):
         px = be.asarray([0.0, 0.5, -0.5, 0.9])
-        rays = optics.trace_rays(_lens(radius, "real"), 0.0, 1.0, px, 0.3)
+        rays = optics.trace_rays(_lens(radius, "real"), (0.0, 1.0), (px, 0.3))
         return be.sum(rays.x * rays.x + rays.y * rays.y)
 
     gradient = float(jax.grad(loss)(be.asarray(RADIUS)))

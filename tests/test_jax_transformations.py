@@ -1,6 +1,6 @@
-"""The public trace under JAX's transformations: jit (compiled=True), grad and vmap.
+"""The public trace under JAX's transformations: jit (method="compiled"), grad and vmap.
 
-``trace_rays(..., compiled=True)`` on JAX is ``jax.jit`` of the whole trace;
+``trace_rays(..., method="compiled")`` on JAX is ``jax.jit`` of the whole trace;
 it must equal the eager trace, keep its gradients exact under ``jax.grad``,
 and ``jax.vmap`` over fields must equal one trace per field.  The sample
 designs give the same numbers on NumPy and JAX in float64.
@@ -15,7 +15,8 @@ from helpers import cooke_chebyshev, reference_cooke
 from optics import backend as be
 from optics.io import load
 from optics.sampling import hexapolar
-from optics.trace import compiled, trace_rays
+from optics.trace import trace_rays
+from optics.trace.methods import compiled
 
 jax = pytest.importorskip("jax")
 COMPONENTS = ("x", "y", "z", "L", "M", "N", "opd")
@@ -33,8 +34,8 @@ def _spot(rays):
 @pytest.mark.parametrize("system", [reference_cooke, cooke_chebyshev], ids=["cooke", "chebyshev"])
 def test_compiled_trace_is_jit_and_equals_the_eager_trace(system, jax_backend):
     optic, (px, py) = system(), _pupil()
-    eager = trace_rays(optic, 0.0, 0.7, px, py)
-    jitted = trace_rays(optic, 0.0, 0.7, px, py, compiled=True)
+    eager = trace_rays(optic, (0.0, 0.7), (px, py))
+    jitted = trace_rays(optic, (0.0, 0.7), (px, py), method="compiled")
     for name in COMPONENTS:
         a, e = be.to_numpy(getattr(jitted, name)), be.to_numpy(getattr(eager, name))
         np.testing.assert_allclose(a, e, rtol=0, atol=1e-12 * max(1.0, np.abs(e).max()))
@@ -48,7 +49,9 @@ def test_gradients_through_the_jitted_trace_equal_the_eager_ones(jax_backend):
     def loss(radius, compiled_trace):
         optic = cooke_chebyshev()
         optic.surfaces[6].geometry.radius = radius
-        return _spot(trace_rays(optic, 0.0, 0.7, px, py, compiled=compiled_trace))
+        return _spot(
+            trace_rays(optic, (0.0, 0.7), (px, py), method="compiled" if compiled_trace else None)
+        )
 
     radius = be.asarray(float(cooke_chebyshev().surfaces[6].geometry.radius))
     eager = jax.grad(loss)(radius, False)
@@ -60,9 +63,9 @@ def test_gradients_through_the_jitted_trace_equal_the_eager_ones(jax_backend):
 def test_vmap_over_fields_equals_one_trace_per_field(jax_backend):
     optic, (px, py) = reference_cooke(), _pupil()
     fields = be.asarray([0.0, 0.5, 1.0])
-    batched = jax.vmap(lambda hy: trace_rays(optic, 0.0, hy, px, py).y)(fields)
+    batched = jax.vmap(lambda hy: trace_rays(optic, (0.0, hy), (px, py)).y)(fields)
     for k, hy in enumerate([0.0, 0.5, 1.0]):
-        single = be.to_numpy(trace_rays(optic, 0.0, hy, px, py).y)
+        single = be.to_numpy(trace_rays(optic, (0.0, hy), (px, py)).y)
         np.testing.assert_allclose(be.to_numpy(batched[k]), single, rtol=0, atol=1e-12)
 
 
@@ -73,7 +76,7 @@ def test_sample_designs_give_the_same_numbers_on_numpy_and_jax(name):
     for backend in ("numpy", "jax"):
         with be.using(backend):
             optic = load(name)
-            rays = trace_rays(optic, 0.0, 1.0, be.asarray(px), be.asarray(py))
+            rays = trace_rays(optic, (0.0, 1.0), (be.asarray(px), be.asarray(py)))
             results[backend] = {c: be.to_numpy(getattr(rays, c)) for c in COMPONENTS}
     for c in COMPONENTS:
         np.testing.assert_allclose(results["jax"][c], results["numpy"][c], rtol=0, atol=1e-12)

@@ -223,10 +223,10 @@ def test_every_sample_traces_to_a_focus_without_losing_rays(name, backend):
     t = np.linspace(0.0, 2 * np.pi, 13)
     px, py = be.asarray(np.cos(t)), be.asarray(np.sin(t))
     for hy in (0.0, 0.7, 1.0):
-        rays = trace_rays(optic, 0.0, hy, px, py).to_numpy()
+        rays = trace_rays(optic, (0.0, hy), (px, py)).to_numpy()
         assert rays["valid"].all(), (name, hy)
     # On axis the rim of the pupil lands within a small blur of the axis (near focus).
-    rays = trace_rays(optic, 0.0, 0.0, px, py).to_numpy()
+    rays = trace_rays(optic, (0.0, 0.0), (px, py)).to_numpy()
     blur = np.hypot(rays["x"], rays["y"]).max()
     assert blur < 0.01 * first_order["efl"], (name, blur)
 

@@ -93,7 +93,7 @@ def _image_heights(coefficient, tol=0.0):
     )
     geometry.coefficients[1][1] = coefficient
     px, py = hexapolar(2)
-    rays = trace_rays(singlet_with(geometry), 0.3, 1.0, px, py)
+    rays = trace_rays(singlet_with(geometry), (0.3, 1.0), (px, py))
     return rays.y
 
 
@@ -145,7 +145,7 @@ def test_rays_beyond_the_square_are_counted_as_invalid_in_a_trace(backend):
     px, py = hexapolar(3)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rays = trace_rays(singlet_with(geometry), 0.0, 0.0, px, py)
+        rays = trace_rays(singlet_with(geometry), (0.0, 0.0), (px, py))
     outside = np.abs(be.to_numpy(px) * 5.0) > 3.0
     outside |= np.abs(be.to_numpy(py) * 5.0) > 3.0
     assert rays.n_invalid == int(outside.sum())

@@ -38,7 +38,7 @@ def _profile(name, iterations):
     torch = pytest.importorskip("torch")
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
         with forced_iterations(iterations):
-            rays = trace_rays(singlet_with(geometry), 0.3, 1.0, px, py)
+            rays = trace_rays(singlet_with(geometry), (0.3, 1.0), (px, py))
         loss = be.sum(rays.x * rays.x + rays.y * rays.y)
     nodes = autograd_graph_size(loss)
     (gradient,) = torch.autograd.grad(loss, leaf)
@@ -69,7 +69,7 @@ def _loss(name):
     def loss(radius):
         geometry = make(name)
         set_param(geometry, "radius", radius)
-        rays = trace_rays(singlet_with(geometry), 0.3, 1.0, be.asarray(px), be.asarray(py))
+        rays = trace_rays(singlet_with(geometry), (0.3, 1.0), (be.asarray(px), be.asarray(py)))
         return be.sum(rays.x * rays.x + rays.y * rays.y)
 
     return loss, float(get_param(make(name), "radius"))

@@ -169,7 +169,7 @@ def test_rejected_rays_reach_the_image_with_finite_numbers(autodiff_backend):
         geometry.coefficients[0][1] = coefficient
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return trace_rays(singlet_with(geometry), 0.0, 0.0, px, 0.0 * px)
+            return trace_rays(singlet_with(geometry), (0.0, 0.0), (px, 0.0 * px))
 
     valid = be.to_numpy(trace(be.asarray(0.001)).valid)
     assert valid.any() and not valid.all()

@@ -49,7 +49,7 @@ def test_rms_spot_field_weights_select_fields(backend):
 
 def test_real_ray_operands_are_traced_intercepts(backend):
     optic = reference_cooke()
-    rays = trace_rays(optic, 0.3, 0.7, -0.2, 0.9)
+    rays = trace_rays(optic, (0.3, 0.7), (-0.2, 0.9))
     assert _value(optic, Operand("real_x", hx=0.3, hy=0.7, px=-0.2, py=0.9)) == pytest.approx(
         float(be.to_numpy(rays.x)), abs=1e-12
     )
@@ -60,7 +60,7 @@ def test_real_ray_operands_are_traced_intercepts(backend):
 
 def test_chief_height_and_distortion_follow_the_chief_ray(backend):
     optic = reference_cooke()
-    chief_y = float(be.to_numpy(trace_rays(optic, 0.0, 1.0, 0.0, 0.0).y))
+    chief_y = float(be.to_numpy(trace_rays(optic, (0.0, 1.0), (0.0, 0.0)).y))
     paraxial_y = paraxial(optic).as_floats()["image_height"]  # at the full field, hy = 1
     assert _value(optic, Operand("chief_height")) == pytest.approx(chief_y, abs=1e-12)
     expected = 100.0 * (chief_y - paraxial_y) / paraxial_y

@@ -13,7 +13,7 @@ from optics.geometry import Standard
 from optics.materials import AIR, ConstantIndex
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths
-from optics.trace import trace_rays
+from optics.trace import trace_rays, trace_surfaces
 
 
 def _f(value):
@@ -72,7 +72,7 @@ def test_finite_conjugate_magnification_equals_image_over_object_height(backend)
 
 def test_object_height_field_launches_chief_ray_from_that_height(backend):
     optic = _finite_singlet()
-    path = trace_rays(optic, 0.0, 1.0, 0.0, 0.0, record=True)
+    path = trace_surfaces(optic, (0.0, 1.0), (0.0, 0.0))
     assert _f(path[0].y) == pytest.approx(2.0, rel=1e-14)
     assert _f(path[0].z) == pytest.approx(-100.0, rel=1e-14)
 
@@ -82,7 +82,7 @@ def test_paraxial_image_height_field_lands_small_field_near_requested_height(bac
     optic.fields = Fields("paraxial_image_height", [(0.0, 0.0), (0.0, 0.01)])
     data = paraxial(optic)
     assert _f(data.image_height) == pytest.approx(0.01, rel=1e-12)
-    chief = trace_rays(optic, 0.0, 1.0, 0.0, 0.0)
+    chief = trace_rays(optic, (0.0, 1.0), (0.0, 0.0))
     assert _f(chief.y) == pytest.approx(0.01, rel=1e-4)
 
 

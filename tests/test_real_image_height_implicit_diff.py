@@ -22,7 +22,7 @@ from optics.materials import Abbe, ConstantIndex
 from optics.solvers import condition_ratio, newton_2x2
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths
-from optics.trace import field_parameters, trace_rays
+from optics.trace import field_parameters, trace_rays, trace_surfaces
 from optics.trace.real_image_height import field_jacobian, solve_fields, solve_real_image_height
 
 HEIGHTS = (6.0, 12.0, 18.0)  # mm on the image surface
@@ -73,7 +73,7 @@ FIELD = (0.3, 0.8)  # normalized; off both axes
 
 def chief_xy(optic, hx, hy):
     """Global (x, y) of the traced chief ray on the image surface, NumPy."""
-    rays = trace_rays(optic, hx, hy, 0.0, 0.0)
+    rays = trace_rays(optic, (hx, hy), (0.0, 0.0))
     return np.array([be.to_numpy(rays.x), be.to_numpy(rays.y)], dtype=float).reshape(2, -1)
 
 
@@ -167,7 +167,7 @@ def test_field_is_solved_at_the_primary_wavelength_and_shared_by_all_wavelengths
             surface.material = Abbe(surface.material.value, 40.0)
     optic.wavelengths = Wavelengths([0.48, 0.55, 0.65], 1)
     wavelengths = be.asarray([0.48, 0.55, 0.65])
-    history = trace_rays(optic, 0.0, 1.0, 0.0, 0.0, wavelengths, record=True)
+    history = trace_surfaces(optic, (0.0, 1.0), (0.0, 0.0), wavelengths)
     launch, image = history[0], history[-1]
     directions = np.broadcast_to(be.to_numpy(launch.M), (3,))  # one launch for all wavelengths
     np.testing.assert_array_equal(directions, directions[1])
@@ -213,7 +213,7 @@ def test_singular_paraxial_scale_raises_a_clear_error(backend):
         solve_fields(optic, be.asarray([[0.0, 1.0]]))
     optic.fields = Fields("real_image_height", [(0.0, 1.0)])
     with pytest.raises(OpticsError, match="paraxial image height"):
-        trace_rays(optic, 0.0, 1.0, 0.0, 0.0)
+        trace_rays(optic, (0.0, 1.0), (0.0, 0.0))
 
 
 # -- implicit differentiation (torch and jax) --------------------------------------------
@@ -221,8 +221,8 @@ def test_singular_paraxial_scale_raises_a_clear_error(backend):
 
 def launch_and_marginal(optic, hx, hy):
     """[L, M] of the solved chief ray at launch, and a marginal ray's image (x, y)."""
-    launch = trace_rays(optic, hx, hy, 0.0, 0.0, record=True)[0]
-    marginal = trace_rays(optic, hx, hy, 0.0, 1.0)
+    launch = trace_surfaces(optic, (hx, hy), (0.0, 0.0))[0]
+    marginal = trace_rays(optic, (hx, hy), (0.0, 1.0))
     return be.stack([launch.L, launch.M, marginal.x, marginal.y])
 
 
@@ -349,7 +349,7 @@ def test_finite_difference_jacobian_matches_autograd_of_the_chief_ray(autodiff_b
         return be.stack([rays.x, rays.y])
 
     _, exact = be.optim.residuals_and_jacobian(image_xy, q0)
-    J = field_jacobian(optic, be.asarray(q0[None]), first_order)[0]
+    J = field_jacobian(optic, be.asarray(q0[None]))[0]
     np.testing.assert_allclose(be.to_numpy(J), be.to_numpy(exact), rtol=1e-8)
 
 

@@ -17,7 +17,7 @@ from optics import backend as be
 from optics.cli import main
 from optics.io import load
 from optics.system import Fields
-from optics.trace import trace_rays
+from optics.trace import trace_rays, trace_surfaces
 from optics.trace.real_image_height import solve_real_image_height
 
 HEIGHTS = (6.0, 12.0, 18.0)  # mm
@@ -42,7 +42,7 @@ def field_angles(optic):
     for x, y in optic.fields.values:
         if (x, y) == (0.0, 0.0):
             continue
-        launch = trace_rays(optic, x / top, y / top, 0.0, 0.0, record=True)[0]
+        launch = trace_surfaces(optic, (x / top, y / top), (0.0, 0.0))[0]
         M, N = float(be.to_numpy(launch.M)), float(be.to_numpy(launch.N))
         angles.append(math.degrees(math.atan2(M, N)))
     return angles
@@ -67,7 +67,7 @@ def test_solved_chief_rays_land_on_the_requested_heights(backend):
     optic = reference_cooke()
     optic.fields = Fields("real_image_height", [(0.0, h) for h in HEIGHTS])
     for h in HEIGHTS:
-        rays = trace_rays(optic, 0.0, h / 18.0, 0.0, 0.0)
+        rays = trace_rays(optic, (0.0, h / 18.0), (0.0, 0.0))
         assert float(be.to_numpy(rays.y)) == pytest.approx(h, abs=1e-12)
         assert float(be.to_numpy(rays.x)) == 0.0
 

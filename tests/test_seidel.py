@@ -292,5 +292,5 @@ def test_small_aperture_real_spherical_aberration_is_s1(name):
     optic.aperture.value = optic.aperture.value / 30
     optic.surfaces[-2].thickness = float(paraxial(optic).bfl)
     u = -1 / (2 * float(paraxial(optic).fno))
-    ray = trace_rays(optic, 0.0, 0.0, 0.0, 1.0)
+    ray = trace_rays(optic, (0.0, 0.0), (0.0, 1.0))
     assert float(ray.y) == pytest.approx(s1 / 30**4 / (2 * u), rel=1e-3)

@@ -100,7 +100,7 @@ def test_traces_agree_between_numpy_and_torch(name):
     for backend_name in ("numpy", "torch"):
         with be.using(backend_name, precision="float64"), be.no_grad():
             optic = singlet_with(make(name))
-            rays = trace_rays(optic, 0.3, 1.0, *_pupil())
+            rays = trace_rays(optic, (0.3, 1.0), _pupil())
             results[backend_name] = rays.to_numpy()
     for key in ("x", "y", "z", "L", "M", "N", "opd"):
         np.testing.assert_allclose(results["torch"][key], results["numpy"][key], rtol=0, atol=1e-12)
@@ -116,7 +116,7 @@ def test_a_grad_recording_trace_matches_numpy_at_round_off_tolerance(name):
         with be.using(backend_name, precision="float64"):
             geometry = make(name)
             geometry.tol = 0.0  # solved to round-off: the implicit correction moves nothing
-            rays = trace_rays(singlet_with(geometry), 0.3, 1.0, *_pupil())
+            rays = trace_rays(singlet_with(geometry), (0.3, 1.0), _pupil())
             results[backend_name] = rays.to_numpy()
     for key in ("x", "y", "z", "L", "M", "N"):
         np.testing.assert_allclose(results["torch"][key], results["numpy"][key], rtol=0, atol=1e-12)

@@ -1,4 +1,4 @@
-"""Cache-blocked eager traces (optics.trace.blocks) equal one-batch traces bit for bit.
+"""Cache-blocked eager traces (optics.trace.methods.blocked) equal one-batch traces bit for bit.
 
 A trace that records no gradient runs large batches block by block; every
 ray sees the same elementwise arithmetic, so blocked and one-batch results
@@ -18,7 +18,8 @@ from helpers import CORPUS
 
 from optics import backend as be
 from optics.io import load
-from optics.trace import entry, trace_bundle, trace_rays
+from optics.trace import trace_bundle, trace_rays, trace_surfaces
+from optics.trace.methods import eager
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from _systems import FIELD, build, pupil  # noqa: E402
@@ -66,13 +67,13 @@ def _pupil(n=1000, scale=1.0):
 @pytest.mark.parametrize("system", ["cooke", "cooke_chebyshev"])
 def test_a_blocked_trace_is_bit_identical_to_one_batch(system, blocking, monkeypatch):
     calls = []
-    propagate = entry.propagate
-    monkeypatch.setattr(entry, "propagate", lambda *a, **k: calls.append(1) or propagate(*a, **k))
+    loop = eager.surface_loop
+    monkeypatch.setattr(eager, "surface_loop", lambda *a, **k: calls.append(1) or loop(*a, **k))
     optic = build(system)
     px, py = _pupil(scale=3.0)  # rays that miss, reflect totally or leave the freeform too
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # the freeform's solve counts them
-        whole, blocked = _one_batch_and_blocked(lambda: trace_rays(optic, *FIELD, px, py))
+        whole, blocked = _one_batch_and_blocked(lambda: trace_rays(optic, FIELD, (px, py)))
     _assert_identical(whole, blocked)
     assert len(calls) == 1 + 16  # one batch, then 15 blocks of 64 rays and one of 40
     assert 0 < be.to_numpy(whole.valid).sum() < 1000
@@ -84,22 +85,22 @@ def test_recorded_rays_per_ray_wavelengths_and_fields_are_identical(blocking):
     wavelength = be.asarray(np.linspace(0.45, 0.65, 1000))
     hy = be.asarray(np.linspace(-1.0, 1.0, 1000))
     whole, blocked = _one_batch_and_blocked(
-        lambda: trace_rays(optic, 0.0, hy, px, py, wavelength, record=True)
+        lambda: trace_surfaces(optic, (0.0, hy), (px, py), wavelength)
     )
     _assert_identical(whole, blocked)
     # Scalar field and pupil arguments broadcast against a per-ray pupil column.
-    whole, blocked = _one_batch_and_blocked(lambda: trace_rays(optic, 0.3, 0.5, px, 0.2))
+    whole, blocked = _one_batch_and_blocked(lambda: trace_rays(optic, (0.3, 0.5), (px, 0.2)))
     _assert_identical(whole, blocked)
 
 
 def test_a_mirror_system_and_real_aiming_are_identical(blocking):
     px, py = _pupil(400)
     mirror = load(CORPUS / "cassegrain.toml")
-    whole, blocked = _one_batch_and_blocked(lambda: trace_rays(mirror, 0.0, 0.5, px, py))
+    whole, blocked = _one_batch_and_blocked(lambda: trace_rays(mirror, (0.0, 0.5), (px, py)))
     _assert_identical(whole, blocked)
     optic = load("double_gauss")
     optic.aiming = "real"
-    whole, blocked = _one_batch_and_blocked(lambda: trace_rays(optic, 0.0, 0.7, px, py))
+    whole, blocked = _one_batch_and_blocked(lambda: trace_rays(optic, (0.0, 0.7), (px, py)))
     _assert_identical(whole, blocked)
 
 
@@ -124,7 +125,7 @@ def test_the_blocks_of_a_trace_warn_once_with_the_counts_of_all(blocking):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             with be.no_grad(), be.ray_blocks(size):
-                trace_rays(optic, *FIELD, px, py)
+                trace_rays(optic, FIELD, (px, py))
         messages.append([str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)])
     assert len(messages[0]) == 1 and "outside_domain=" in messages[0][0]
     assert "of 1000 problems" in messages[0][0]
@@ -135,9 +136,9 @@ def test_a_blocked_torch_trace_reads_the_host_once(torch_backend):
     optic = build("cooke")
     px, py = _pupil()
     with be.no_grad(), be.ray_blocks(BLOCK):
-        trace_rays(optic, *FIELD, px, py)  # warm caches (glass data)
+        trace_rays(optic, FIELD, (px, py))  # warm caches (glass data)
         with be.count_host_reads() as reads:
-            trace_rays(optic, *FIELD, px, py)
+            trace_rays(optic, FIELD, (px, py))
     assert reads["where"] == ["numpy"]
 
 

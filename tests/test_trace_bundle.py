@@ -18,7 +18,7 @@ from optics.sampling import hexapolar
 from optics.solvers import newton_2x2
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths
-from optics.trace import real_image_height, trace_bundle, trace_rays
+from optics.trace import real_image_height, trace_bundle, trace_rays, trace_surfaces
 
 COMPONENTS = ("x", "y", "z", "L", "M", "N", "opd")
 
@@ -29,15 +29,15 @@ def _numpy(rays, name):
 
 def test_bundle_rays_equal_single_traces(backend):
     optic = optics.load("cooke_triplet")
-    bundle = trace_bundle(optic, rings=3)
+    bundle = trace_bundle(optic, pupil=3)
     n_pupil = 1 + 3 * 3 * 4
     assert tuple(bundle.rays.x.shape) == (3, 3, n_pupil)
     assert tuple(bundle.chief.x.shape) == (3, 3)
     px, py = hexapolar(3)
     for w, wavelength in enumerate(bundle.wavelengths):
         for f, (hx, hy) in enumerate(bundle.fields):
-            single = trace_rays(optic, hx, hy, px, py, wavelength)
-            chief = trace_rays(optic, hx, hy, 0.0, 0.0, wavelength)
+            single = trace_rays(optic, (hx, hy), (px, py), wavelength)
+            chief = trace_rays(optic, (hx, hy), (0.0, 0.0), wavelength)
             for name in COMPONENTS:
                 np.testing.assert_allclose(
                     _numpy(bundle.rays, name)[w, f], _numpy(single, name), rtol=0, atol=1e-12
@@ -118,9 +118,9 @@ def test_ray_fan_has_no_valid_ray_without_a_chief_reference(backend):
 
 def test_chief_ray_blocked_by_an_aperture_stays_the_reference(backend):
     optic = optics.load("cooke_triplet")
-    open_chief = trace_rays(optic, 0.0, 1.0, 0.0, 0.0)
+    open_chief = trace_rays(optic, (0.0, 1.0), (0.0, 0.0))
     # Close surface 6's clear aperture just inside the full-field chief ray's height there.
-    path = trace_rays(optic, 0.0, 1.0, 0.0, 0.0, record=True)
+    path = trace_surfaces(optic, (0.0, 1.0), (0.0, 0.0))
     height = abs(float(be.item(path[6].y)))
     optic.surfaces[6].semi_diameter = 0.99 * height
     bundle = trace_bundle(optic)
@@ -142,8 +142,8 @@ def test_spot_reference_is_the_primary_chief_even_when_not_traced(backend):
     blue = optic.wavelengths.values[0]
     assert blue != optic.primary_wavelength
     (spot,) = spot_diagram(optic, fields=[(0.0, 1.0)], wavelengths=[blue])
-    chief = trace_rays(optic, 0.0, 1.0, 0.0, 0.0)  # primary wavelength
-    rays = trace_rays(optic, 0.0, 1.0, *hexapolar(6), blue)
+    chief = trace_rays(optic, (0.0, 1.0), (0.0, 0.0))  # primary wavelength
+    rays = trace_rays(optic, (0.0, 1.0), hexapolar(6), blue)
     y = be.to_numpy(rays.y) - float(be.item(chief.y))
     x = be.to_numpy(rays.x) - float(be.item(chief.x))
     assert spot.wavelength == blue

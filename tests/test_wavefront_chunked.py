@@ -1,7 +1,7 @@
 """Chunked wavefront, PSF and MTF: the pupil traced in slices gives the same numbers.
 
-``chunk_rays`` streams the pupil grid behind the wavefront analyses through
-``trace_bundle(..., chunk_rays=N)``; every ray is traced exactly as in one
+``method=Streamed(N)`` streams the pupil grid behind the wavefront analyses through
+``trace_bundle(..., method=Streamed(N))``; every ray is traced exactly as in one
 batch, so the OPD, the PSF image and the MTF curves are equal, not merely
 close.  A vignetted Cooke triplet makes the slices differ in validity too.
 """
@@ -20,6 +20,7 @@ from optics.analysis._opd import sample_wavefront
 from optics.analysis._psf import psf
 from optics.analysis._wavefront import pupil_samples, wavefront
 from optics.cli import main
+from optics.trace import Streamed
 
 
 def _vignetted_cooke():
@@ -37,7 +38,7 @@ def test_chunked_wavefront_samples_equal_one_batch(backend):
     px, py, _ = pupil_samples(4)
     fields = [(0.0, 0.0), (0.0, 1.0)]
     one = sample_wavefront(optic, fields, 0.55, px, py)
-    chunked = sample_wavefront(optic, fields, 0.55, px, py, chunk_rays=150, progress=False)
+    chunked = sample_wavefront(optic, fields, 0.55, px, py, method=Streamed(150, progress=False))
     for a, b in zip(one[:2], chunked[:2]):
         _equal(a, b)
     for name in ("x", "y", "L", "M", "opd"):
@@ -50,15 +51,15 @@ def test_chunked_psf_mtf_and_wavefront_equal_one_batch(backend):
         pytest.skip("eager JAX takes seconds per slice; the sample test above covers it")
     optic = _vignetted_cooke()
     single = psf(optic, (0.0, 1.0), samples=32)
-    chunked = psf(optic, (0.0, 1.0), samples=32, chunk_rays=100, progress=False)
+    chunked = psf(optic, (0.0, 1.0), samples=32, method=Streamed(100, progress=False))
     _equal(single.image, chunked.image)
     assert float(be.item(single.strehl)) == float(be.item(chunked.strehl))
     curves = mtf(optic, None, [10.0, 40.0], samples=32)
-    streamed = mtf(optic, None, [10.0, 40.0], samples=32, chunk_rays=250, progress=False)
+    streamed = mtf(optic, None, [10.0, 40.0], samples=32, method=Streamed(250, progress=False))
     _equal(curves.tangential, streamed.tangential)
     _equal(curves.sagittal, streamed.sagittal)
     front = wavefront(optic, (0.0, 0.7), rings=6)
-    sliced = wavefront(optic, (0.0, 0.7), rings=6, chunk_rays=50, progress=False)
+    sliced = wavefront(optic, (0.0, 0.7), rings=6, method=Streamed(50, progress=False))
     _equal(front.opd, sliced.opd)
     _equal(front.zernike.coefficients, sliced.zernike.coefficients)
     assert float(be.item(front.rms)) > 0.0
@@ -67,10 +68,12 @@ def test_chunked_psf_mtf_and_wavefront_equal_one_batch(backend):
 def test_a_chunked_psf_shows_progress_on_stderr_when_asked(capsys):
     pytest.importorskip("tqdm")
     with be.using("numpy", precision="float64"):
-        psf(optics.load("cooke_triplet"), (0.0, 0.0), samples=16, chunk_rays=64, progress=True)
+        psf(
+            optics.load("cooke_triplet"), (0.0, 0.0), samples=16, method=Streamed(64, progress=True)
+        )
     err = capsys.readouterr().err
     assert "260/260" in err  # 16² grid samples and 4 edge rays, one field
-    psf(optics.load("cooke_triplet"), (0.0, 0.0), samples=16, chunk_rays=64, progress=False)
+    psf(optics.load("cooke_triplet"), (0.0, 0.0), samples=16, method=Streamed(64, progress=False))
     assert capsys.readouterr().err == ""
 
 

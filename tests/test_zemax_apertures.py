@@ -104,7 +104,7 @@ def test_raim_sets_the_aiming_mode_and_is_written_back(raim, mode):
     _, text = _round_trip(optic)
     assert f"\r\nRAIM 0 {2 if mode == 'real' else 0} 1 1 0 0 0 0 0\r\n" in text
     if mode == "real":  # the chief ray of the 30° field goes through the stop's centre
-        path = optics.trace_rays(optic, 0.0, 1.0, 0.0, 0.0, record=True)
+        path = optics.trace_surfaces(optic, (0.0, 1.0), (0.0, 0.0))
         assert abs(float(path[1].y)) < 1e-9
 
 
@@ -150,14 +150,14 @@ def test_a_rectangular_aperture_blocks_the_rays_outside_it():
     # EPD 10 at the stop (surface 1): pupil points are at 5 (px, py) mm.
     px = np.array([0.0, 0.55, 0.65, 0.0, 0.0, 0.0, 0.0])
     py = np.array([0.0, 0.0, 0.0, 0.55, 0.65, -0.15, -0.25])
-    rays = optics.trace_rays(optic, 0.0, 0.0, px, py)
+    rays = optics.trace_rays(optic, (0.0, 0.0), (px, py))
     expected = [True, True, False, True, False, True, False]  # |x| <= 3, -1 <= y <= 3
     assert list(np.asarray(rays.valid)) == expected
 
 
 def test_an_obscuration_blocks_the_centre_of_the_beam():
     optic = _read(_text(apertures="  OBSC 0 1.5 0\n"))
-    rays = optics.trace_rays(optic, 0.0, 0.0, 0.0, np.array([0.0, 0.29, 0.31, 1.0]))
+    rays = optics.trace_rays(optic, (0.0, 0.0), (0.0, np.array([0.0, 0.29, 0.31, 1.0])))
     assert list(np.asarray(rays.valid)) == [False, False, True, True]
 
 
@@ -183,8 +183,8 @@ def test_a_semi_diameter_with_an_obscuration_is_written_as_an_annular_clap():
     assert "  CLAP 1.5 5.0 0" in text
     again = _read(encode(text))
     py = np.linspace(-1.0, 1.0, 41)
-    before = np.asarray(optics.trace_rays(optic, 0.0, 0.0, 0.0, py).valid)
-    after = np.asarray(optics.trace_rays(again, 0.0, 0.0, 0.0, py).valid)
+    before = np.asarray(optics.trace_rays(optic, (0.0, 0.0), (0.0, py)).valid)
+    after = np.asarray(optics.trace_rays(again, (0.0, 0.0), (0.0, py)).valid)
     assert list(before) == list(after) and not before.all() and before.any()
 
 
@@ -211,7 +211,7 @@ def _finite(raim=0, field_type=1, aperture="OBNA 0.05 0"):
 def test_telecentric_object_space_is_kept_and_written_back():
     optic = _read(_finite())
     assert optic.fields.object_telecentric
-    rays = optics.trace_rays(optic, 0.0, 1.0, 0.0, 0.0, record=True)
+    rays = optics.trace_surfaces(optic, (0.0, 1.0), (0.0, 0.0))
     assert float(rays[0].M) == 0.0 and float(rays[1].y) == 2.0  # parallel to the axis
     _, text = _round_trip(optic)
     assert "\r\nFTYP 1 1 2 1 0 0 0\r\n" in text
@@ -246,7 +246,7 @@ def test_telecentric_image_height_fields_become_the_object_heights_imaged_there(
     # Real image height 2 mm: the axis-parallel chief ray of the top field lands there.
     assert heights[1] != pytest.approx(2.0 / magnification, rel=1e-6)  # not the paraxial one
     hy = np.array([y for _, y in optic.fields.normalized()])  # (0, -1): the image inverts
-    rays = optics.trace_rays(optic, 0.0, hy, 0.0, 0.0, record=True)
+    rays = optics.trace_surfaces(optic, (0.0, hy), (0.0, 0.0))
     assert float(rays[0].M[1]) == 0.0  # parallel to the axis
     np.testing.assert_allclose(np.asarray(rays[-1].y), [0.0, 2.0], atol=1e-12)
     _, text = _round_trip(optic)

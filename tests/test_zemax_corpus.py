@@ -89,7 +89,9 @@ def test_corpus_rays_match_optiland(name):
     # (on the optic, so that a real-image-height field is solved with it too).
     optic.aiming = "paraxial"
     traced = optics.trace_rays(
-        optic, *(np.array([r[k] for r in rays]) for k in ("hx", "hy", "px", "py"))
+        optic,
+        tuple(np.array([r[k] for r in rays]) for k in ("hx", "hy")),
+        tuple(np.array([r[k] for r in rays]) for k in ("px", "py")),
     )
     traced = _refracted_into_image_material(optic, traced)
     # A ray blocked by a clear aperture (CLAP, FLAP, and in optics also OBSC, SQAP, ELAP
@@ -136,7 +138,7 @@ def test_real_aimed_corpus_chief_rays_pass_the_stop_centre(name):
     hy = np.array([0.0, 0.7, 1.0, 0.0, 0.7, 1.0])
     px = np.zeros(6)
     py = np.array([0.0, 0.0, 0.0, 1.0, 1.0, 1.0])
-    path = optics.trace_rays(optic, 0.0 * hy, hy, px, py, record=True)
+    path = optics.trace_surfaces(optic, (0.0 * hy, hy), (px, py))
     stop = optic.stop_index
     frame = surface_frames(optic.surfaces)[stop]
     at_stop = path[stop]
@@ -181,7 +183,7 @@ def test_the_q_type_asphere_of_asl5040_focuses_to_a_diffraction_limited_spot():
     assert any("'C79-80' (CORNING catalog)" in m and "fused_silica/Malitson" in m for m in messages)
     assert optic.surfaces[1].geometry.type_name == "qbfs"
     rho, angle = np.sqrt(np.linspace(0.01, 1.0, 40)), np.linspace(0.0, 6.0, 40)
-    rays = optics.trace_rays(optic, 0.0, 0.0, rho * np.cos(angle), rho * np.sin(angle))
+    rays = optics.trace_rays(optic, (0.0, 0.0), (rho * np.cos(angle), rho * np.sin(angle)))
     assert np.all(rays.valid)
     # Best focus within +-5 µm of the image plane: the file's image distance is in focus.
     best = min(
@@ -212,7 +214,9 @@ def test_corpus_apertures_block_the_rays_they_cover(name):
     optic.aiming = "paraxial"
     rays = entry["rays"]
     traced = optics.trace_rays(
-        optic, *(np.array([r[k] for r in rays]) for k in ("hx", "hy", "px", "py"))
+        optic,
+        tuple(np.array([r[k] for r in rays]) for k in ("hx", "hy")),
+        tuple(np.array([r[k] for r in rays]) for k in ("px", "py")),
     )
     blocked = {r["name"] for r, ok in zip(rays, np.asarray(traced.valid)) if not ok}
     assert blocked == BLOCKED[name]
@@ -235,7 +239,7 @@ def test_corpus_mappings_of_floa_raim_and_the_telecentric_flag():
     assert telecentric.fields.object_telecentric and telecentric.fields.type == "object_height"
     assert any("FTYP: real image height fields in telecentric" in m for m in messages)
     hy = np.array([y for _, y in telecentric.fields.normalized()])
-    chief = optics.trace_rays(telecentric, 0.0 * hy, hy, 0.0, 0.0)
+    chief = optics.trace_rays(telecentric, (0.0 * hy, hy), (0.0, 0.0))
     np.testing.assert_allclose(np.asarray(chief.y), [0.0, 8.0, 12.0], atol=1e-12)
     patent, messages = _load_recording("patent-US20030048547A1-t3.zmx", None)
     assert patent.aiming == "paraxial"

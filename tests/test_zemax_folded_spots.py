@@ -60,7 +60,7 @@ def _optic(body):
 def _spots(optic):
     return [
         (float(be.item(s.rms_radius_centroid)), float(be.item(s.rms_radius_chief)), s.centroid)
-        for s in spot_diagram(optic, rings=3)
+        for s in spot_diagram(optic, pupil=3)
     ]
 
 

@@ -308,7 +308,7 @@ SURF 5
   DISZ 0
 """
     optic = _load(_write(tmp_path, _with_header("ENPD 4", surfaces)))
-    ray = optics.trace_rays(optic, 0.0, 0.0, 0.0, 0.5)  # enters at y = 1: hits z = 11
+    ray = optics.trace_rays(optic, (0.0, 0.0), (0.0, 0.5))  # enters at y = 1: hits z = 11
     assert bool(ray.valid)
     direction = [float(ray.L), float(ray.M), float(ray.N)]
     np.testing.assert_allclose(direction, [0, 1, 0], atol=1e-15)

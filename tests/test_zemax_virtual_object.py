@@ -45,7 +45,7 @@ def test_a_beam_converging_onto_a_virtual_object_images_by_the_gaussian_equation
     assert first_order.bfl == pytest.approx(focal, rel=1e-12)
     assert first_order.magnification == pytest.approx(magnification, rel=1e-12)
     for field in (0.0, 0.5, 1.0):
-        rays = optics.trace_rays(optic, 0.0, field, PUPIL[:, 0], PUPIL[:, 1])
+        rays = optics.trace_rays(optic, (0.0, field), (PUPIL[:, 0], PUPIL[:, 1]))
         assert np.all(np.asarray(rays.valid))
         assert np.all(np.asarray(rays.N) > 0)  # the rays travel +z
         np.testing.assert_allclose(rays.y, magnification * 4.0 * field, atol=1e-12)
@@ -54,7 +54,7 @@ def test_a_beam_converging_onto_a_virtual_object_images_by_the_gaussian_equation
 
 def test_rays_start_on_the_virtual_object_and_reach_surface_1_at_a_negative_distance():
     optic = _thin_lens(50.0, -30.0, 18.75)
-    path = optics.trace_rays(optic, 0.0, 1.0, PUPIL[:, 0], PUPIL[:, 1], record=True)
+    path = optics.trace_surfaces(optic, (0.0, 1.0), (PUPIL[:, 0], PUPIL[:, 1]))
     start, lens = path[0], path[1]
     np.testing.assert_allclose(start.z, 30.0)  # the object plane behind surface 1
     np.testing.assert_allclose(start.y, 4.0)
@@ -105,7 +105,7 @@ def test_a_real_ray_through_one_sphere_from_a_virtual_object_matches_the_hand_so
         }
     )
     py = np.array([-1.0, -0.4, 0.3, 1.0])
-    rays = optics.trace_rays(optic, 0.0, 0.0, 0.0 * py, py)
+    rays = optics.trace_rays(optic, (0.0, 0.0), (0.0 * py, py))
     got = np.stack([np.asarray(getattr(rays, k)) for k in "xyzLMN"], axis=-1)
     for i, p in enumerate(py):
         np.testing.assert_allclose(
@@ -120,6 +120,6 @@ def test_a_virtual_object_round_trips_through_toml(tmp_path):
     again = optics.load(path)
     assert again.surfaces[0].thickness == -30.0
     np.testing.assert_array_equal(
-        np.asarray(optics.trace_rays(again, 0.0, 1.0, 0.0, 1.0).y),
-        np.asarray(optics.trace_rays(optic, 0.0, 1.0, 0.0, 1.0).y),
+        np.asarray(optics.trace_rays(again, (0.0, 1.0), (0.0, 1.0)).y),
+        np.asarray(optics.trace_rays(optic, (0.0, 1.0), (0.0, 1.0)).y),
     )

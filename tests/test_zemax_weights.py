@@ -148,10 +148,10 @@ def test_floa_without_a_stop_diam_sizes_the_stop_by_the_other_surfaces_diam():
         optic = loads(raw, "lens.zmx")
     assert optic.aperture.type == "stop_diameter"
     # The on-axis marginal ray just reaches surface 1's DIAM (7 mm), the only limit.
-    path = optics.trace_rays(optic, 0.0, 0.0, 0.0, 1.0, record=True)
+    path = optics.trace_surfaces(optic, (0.0, 0.0), (0.0, 1.0))
     assert float(path[1].y) == pytest.approx(7.0, rel=1e-12)
     optic.aperture.value *= 1.01  # a larger stop sends the ray past that DIAM
-    assert float(optics.trace_rays(optic, 0.0, 0.0, 0.0, 1.0, record=True)[1].y) > 7.0
+    assert float(optics.trace_surfaces(optic, (0.0, 0.0), (0.0, 1.0))[1].y) > 7.0
     optic.aperture.value /= 1.01
     # Written back as FLOA with the stop's DIAM: the same optic, bit for bit.
     again = _quiet(encode(dumps(optic)))

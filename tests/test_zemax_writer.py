@@ -76,8 +76,8 @@ def test_a_tilted_surface_becomes_coordinate_breaks_that_trace_the_same(tmp_path
     again = optics.load(path)
     assert [s.geometry.type_name for s in again.surfaces].count("coordinate_break") == 4
     for hy, py in ((0.0, 1.0), (1.0, -1.0), (0.5, 0.3)):
-        a = optics.trace_rays(optic, 0.0, hy, 0.2, py)
-        b = optics.trace_rays(again, 0.0, hy, 0.2, py)
+        a = optics.trace_rays(optic, (0.0, hy), (0.2, py))
+        b = optics.trace_rays(again, (0.0, hy), (0.2, py))
         for key in "xyzLMN":
             assert float(getattr(b, key)) == pytest.approx(float(getattr(a, key)), abs=1e-12)
 

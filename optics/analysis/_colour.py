@@ -143,6 +143,8 @@ def height_difference(optic, hy):
     short, long = min(optic.wavelengths.values), max(optic.wavelengths.values)
     heights = []
     for wavelength in (short, long):
-        rays = in_image_frame(optic, trace_rays(optic, be.zeros_like(hy), hy, 0.0, 0.0, wavelength))
+        rays = in_image_frame(
+            optic, trace_rays(optic, (be.zeros_like(hy), hy), (0.0, 0.0), wavelength)
+        )
         heights.append(be.where(rays.valid, rays.y, float("nan")))
     return heights[0] - heights[1]

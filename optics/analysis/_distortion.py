@@ -19,9 +19,9 @@ import math
 from dataclasses import dataclass
 
 from .. import backend as be
-from .._paraxial import basis_rays, paraxial
+from .._paraxial import basis_rays
 from ..errors import ConfigurationError
-from ..trace import trace_rays
+from ..trace import prepare, trace_rays
 from ..trace.real_image_height import field_parameters
 from ._field_curvature import normalized_fields
 from .spot import in_image_frame
@@ -64,13 +64,15 @@ class GridDistortion:
     ideal_y: object
 
 
-def unit_image_height(optic, wavelength, first_order=None):
+def unit_image_height(system, wavelength):
     """f: the paraxial image height (mm) per unit field parameter q at ``wavelength``.
 
     The paraxial chief ray through the centre of the primary wavelength's
     entrance pupil, traced at ``wavelength`` to the image surface.
+    ``system``: an Optic or a PreparedSystem.
     """
-    first_order = paraxial(optic) if first_order is None else first_order
+    system = prepare(system)
+    optic, first_order = system.optic, system.first_order
     rays = basis_rays(optic, wavelength)
     ep = first_order.ep_position
     if optic.object_at_infinity:
@@ -123,12 +125,12 @@ def distortion(
     _check_reference(reference)
     fields = normalized_fields(points) if fields is None else [float(f) for f in fields]
     wavelengths = list(optic.wavelengths.values) if wavelengths is None else list(wavelengths)
-    first_order = paraxial(optic)
+    system = prepare(optic)
     hy = be.asarray(fields)
-    _, q = field_parameters(optic, be.zeros_like(hy), hy, first_order)
+    _, q = field_parameters(system, be.zeros_like(hy), hy)
     percent, real, ideal = [], [], []
     for wavelength in wavelengths:
-        y_real, y_ref = chief_heights(optic, hy, q, wavelength, reference, first_order)
+        y_real, y_ref = chief_heights(system, hy, q, wavelength, reference)
         on_axis = be.abs(y_ref) == 0.0
         ratio = (y_real - y_ref) / be.where(on_axis, 1.0, y_ref)
         percent.append(be.where(on_axis, 0.0, 100.0 * ratio))
@@ -139,12 +141,14 @@ def distortion(
     )
 
 
-def chief_heights(optic, hy, q, wavelength, reference="f-tan", first_order=None):
+def chief_heights(system, hy, q, wavelength, reference="f-tan"):
     """(y_real, y_ref) in mm at normalized fields ``hy`` with field parameters ``q``."""
-    rays = trace_rays(optic, be.zeros_like(hy), hy, 0.0, 0.0, wavelength)
+    system = prepare(system)
+    optic = system.optic
+    rays = trace_rays(system, (be.zeros_like(hy), hy), (0.0, 0.0), wavelength)
     rays = in_image_frame(optic, rays)
     y_real = be.where(rays.valid, rays.y, float("nan"))
-    per_q = unit_image_height(optic, wavelength, first_order)
+    per_q = unit_image_height(system, wavelength)
     return y_real, _reference(optic, q, per_q, reference)
 
 
@@ -169,10 +173,10 @@ def grid_distortion(optic, points=11, wavelength=None, reference="f-tan") -> Gri
     hx = be.asarray([[s for s in steps] for _ in steps])
     hy = be.asarray([[t for _ in steps] for t in steps])
     flat_x, flat_y = be.reshape(hx, (-1,)), be.reshape(hy, (-1,))
-    first_order = paraxial(optic)
-    qx, qy = field_parameters(optic, flat_x, flat_y, first_order)
-    rays = in_image_frame(optic, trace_rays(optic, flat_x, flat_y, 0.0, 0.0, wavelength))
-    per_q = unit_image_height(optic, wavelength, first_order)
+    system = prepare(optic)
+    qx, qy = field_parameters(system, flat_x, flat_y)
+    rays = in_image_frame(optic, trace_rays(system, (flat_x, flat_y), (0.0, 0.0), wavelength))
+    per_q = unit_image_height(system, wavelength)
     radial = be.sqrt(qx * qx + qy * qy)  # f-theta is radial: f atan|q| along q/|q|
     safe = be.where(radial == 0.0, 1.0, radial)
     scale = per_q * _reference(optic, safe, 1.0, reference) / safe

@@ -95,7 +95,7 @@ def focus_shifts(optic, hy, wavelength):
     # Five rays per field: chief, tangential −δ/+δ, sagittal −δ/+δ.
     px = be.asarray([0.0, 0.0, 0.0, -d, d])
     py = be.asarray([0.0, -d, d, 0.0, 0.0])
-    rays = trace_rays(optic, zeros[:, None], hy[:, None], px[None, :], py[None, :], wavelength)
+    rays = trace_rays(optic, (zeros[:, None], hy[:, None]), (px[None, :], py[None, :]), wavelength)
     rays = in_image_frame(optic, rays)
     chief_z = rays.z[:, 0]
     direction = be.where(rays.N[:, 0] < 0, -1.0, 1.0)

@@ -149,8 +149,7 @@ def mtf(
     *,
     samples=None,
     grid=None,
-    chunk_rays=None,
-    progress=None,
+    method=None,
 ):
     """Diffraction MTF of several fields, tangential and sagittal, with the diffraction limit.
 
@@ -167,12 +166,10 @@ def mtf(
         N and G of the FFT (see :func:`optics.analysis.psf`); N from the
         steepest field's wavefront slope and G = 2N by default (G >= 2N keeps
         the autocorrelation from wrapping).
-    chunk_rays : int, optional
-        Trace the F N² pupil rays at most about this many at a time (bounded
-        trace memory; the same numbers as one batch).
-    progress : bool, optional
-        With ``chunk_rays``: a progress bar on stderr (by default only when
-        stderr is a terminal).
+    method : TraceMethod or str, optional
+        How the pupil rays are traced (:mod:`optics.trace.methods`);
+        :class:`~optics.trace.Streamed` bounds the trace's memory for large
+        samplings (the same numbers as one batch).
 
     Returns
     -------
@@ -188,9 +185,7 @@ def mtf(
     if samples is None:
         samples = max(choose_samples(optic, f, wavelength) for f in fields)
     grid = fast_size(2 * samples) if grid is None else int(grid)
-    pupil = sample_pupil(
-        optic, fields, wavelength, samples, chunk_rays=chunk_rays, progress=progress
-    )
+    pupil = sample_pupil(optic, fields, wavelength, samples, method=method)
     check_sampling(pupil.max_step_waves, fields, samples)
     image = psf_from_opd(pupil.waves, pupil.amplitude, grid)
     along_x, along_y = mtf_from_psf(image)

@@ -22,6 +22,7 @@ from .. import backend as be
 from ..frames import vertex_z
 from ..surfaces import media
 from ..trace import trace_bundle, trace_rays
+from ..trace.prepared import optic_of
 
 __all__ = [
     "bundle_opd",
@@ -102,9 +103,7 @@ def bundle_opd(optic, bundle):
     return opd_waves(bundle.rays, lead, exit_pupil_z(optic, bundle.first_order), n_image)
 
 
-def sample_wavefront(
-    optic, fields, wavelength, px, py, *, first_order=None, chunk_rays=None, progress=None
-):
+def sample_wavefront(system, fields, wavelength, px, py, *, method=None):
     """OPD of several fields at pupil points, one bundle trace.
 
     Parameters
@@ -113,16 +112,10 @@ def sample_wavefront(
     wavelength : float
         Micrometres.
     px, py : arrays, shape (P,)
-    first_order : ParaxialData, optional
-        ``paraxial(optic)`` when the caller has it.
-    chunk_rays : int, optional
-        Trace at most about this many rays at a time (see
-        :func:`optics.trace.trace_bundle`): the trace's temporaries stay within
-        a fixed budget for any P; every ray is traced exactly as in one batch,
-        so the results are the same numbers.
-    progress : bool, optional
-        With ``chunk_rays``: a progress bar on stderr (by default only when
-        stderr is a terminal).
+    method : TraceMethod or str, optional
+        How the pupil rays are traced (:mod:`optics.trace.methods`);
+        :class:`~optics.trace.Streamed` bounds the trace's memory for large
+        samplings (the same numbers as one batch).
 
     Returns
     -------
@@ -134,16 +127,8 @@ def sample_wavefront(
     chief : Rays, shape (F,)
         The chief rays (apertures open), ``valid`` False where one failed.
     """
-    bundle = trace_bundle(
-        optic,
-        tuple(fields),
-        (float(wavelength),),
-        (px, py),
-        first_order=first_order,
-        chunk_rays=chunk_rays,
-        progress=progress,
-    )
-    waves, valid = bundle_opd(optic, bundle)
+    bundle = trace_bundle(system, tuple(fields), (float(wavelength),), (px, py), method=method)
+    waves, valid = bundle_opd(optic_of(system), bundle)
     rays = bundle.rays.map(lambda component: component[0])
     chief = bundle.chief.replace(valid=bundle.chief_valid)
     chief = chief.map(lambda component: component[0])
@@ -171,7 +156,7 @@ def opd(optic, hx, hy, px, py, wavelength=None):
         False for failed or vignetted rays and for fields whose chief ray fails.
     """
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
-    rays = trace_rays(optic, hx, hy, px, py, wavelength)
+    rays = trace_rays(optic, (hx, hy), (px, py), wavelength)
     shape = tuple(rays.x.shape)
     host = [np.broadcast_to(be.to_numpy(be.asarray(v)), shape) for v in (hx, hy, wavelength)]
     fields = sorted({(float(a), float(b)) for a, b in zip(host[0].ravel(), host[1].ravel())})

@@ -29,6 +29,7 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ..polynomials.zernike import zernike_sum
 from ..sampling import square_grid
+from ..trace.prepared import optic_of
 from ._checks import check_field, check_sizes, require_focus, wavelength_of
 from ._opd import image_index_of_refraction, sample_wavefront
 from ._wavefront import pupil_samples
@@ -141,26 +142,21 @@ def choose_samples(optic, field, wavelength, minimum=MIN_SAMPLES):
     return n
 
 
-def sample_pupil(
-    optic, fields, wavelength, samples, *, first_order=None, chunk_rays=None, progress=None
-):
+def sample_pupil(system, fields, wavelength, samples, *, method=None):
     """The pupil function samples of each field on the N × N grid (one bundle trace).
 
-    ``chunk_rays`` and ``progress`` stream the trace in slices (see
-    :func:`~optics.analysis.sample_wavefront`; the same numbers).
+    ``method``: how the rays are traced (see :func:`~optics.analysis.sample_wavefront`).
     """
     px, py, inside = pupil_grid(samples)
     ex = be.asarray([p[0] for p in _EDGE])
     ey = be.asarray([p[1] for p in _EDGE])
     waves, valid, rays, _ = sample_wavefront(
-        optic,
+        system,
         fields,
         wavelength,
         be.concatenate([px, ex]),
         be.concatenate([py, ey]),
-        first_order=first_order,
-        chunk_rays=chunk_rays,
-        progress=progress,
+        method=method,
     )
     count = samples * samples
     keep = be.logical_and(valid[:, :count], inside[None, :])
@@ -168,7 +164,7 @@ def sample_pupil(
     grid_shape = (len(fields), samples, samples)
     waves = be.reshape(be.where(keep, waves[:, :count], 0.0), grid_shape)
     amplitude = be.reshape(amplitude, grid_shape)
-    n_image = image_index_of_refraction(optic, wavelength)
+    n_image = image_index_of_refraction(optic_of(system), wavelength)
     scale = n_image / (samples * wavelength * _MM_PER_UM)
     step_y = scale * _transverse(rays, count, count + 1)
     step_x = scale * _transverse(rays, count + 2, count + 3)
@@ -230,8 +226,7 @@ def psf(
     samples=None,
     grid=None,
     image_sampling=None,
-    chunk_rays=None,
-    progress=None,
+    method=None,
 ):
     """FFT point spread function and Strehl ratio of one field.
 
@@ -250,12 +245,10 @@ def psf(
         or more for ``image_sampling``.
     image_sampling : float, optional
         Largest PSF pixel asked for, in mm.
-    chunk_rays : int, optional
-        Trace the N² pupil rays at most about this many at a time (bounded
-        trace memory for large N; the same numbers as one batch).
-    progress : bool, optional
-        With ``chunk_rays``: a progress bar on stderr (by default only when
-        stderr is a terminal).
+    method : TraceMethod or str, optional
+        How the pupil rays are traced (:mod:`optics.trace.methods`);
+        :class:`~optics.trace.Streamed` bounds the trace's memory for large
+        samplings (the same numbers as one batch).
 
     Returns
     -------
@@ -266,9 +259,7 @@ def psf(
     check_sizes(samples=samples, grid=grid)
     require_focus(optic, "the PSF")
     samples = choose_samples(optic, field, wavelength) if samples is None else int(samples)
-    pupil = sample_pupil(
-        optic, [field], wavelength, samples, chunk_rays=chunk_rays, progress=progress
-    )
+    pupil = sample_pupil(optic, [field], wavelength, samples, method=method)
     grid = _grid_size(samples, grid, image_sampling, pupil)
     check_sampling(pupil.max_step_waves, field, samples)
     image = psf_from_opd(pupil.waves[0], pupil.amplitude[0], grid)

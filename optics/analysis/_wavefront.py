@@ -177,8 +177,7 @@ def wavefront(
     arms=None,
     terms=37,
     ordering="fringe",
-    chunk_rays=None,
-    progress=None,
+    method=None,
 ):
     """OPD map, RMS/P-V statistics and Zernike fit of one field.
 
@@ -194,12 +193,10 @@ def wavefront(
     terms : int
         Zernike terms to fit (37: the Fringe set).
     ordering : {"fringe", "noll"}
-    chunk_rays : int, optional
-        Trace the pupil samples at most about this many at a time (bounded
-        trace memory; the same numbers as one batch).
-    progress : bool, optional
-        With ``chunk_rays``: a progress bar on stderr (by default only when
-        stderr is a terminal).
+    method : TraceMethod or str, optional
+        How the pupil rays are traced (:mod:`optics.trace.methods`);
+        :class:`~optics.trace.Streamed` bounds the trace's memory for large
+        samplings (the same numbers as one batch).
 
     Returns
     -------
@@ -212,9 +209,7 @@ def wavefront(
     check_sizes(rings=rings)
     require_focus(optic, "the wavefront")
     px, py, weights = pupil_samples(rings, arms)
-    waves, valid, _, _ = sample_wavefront(
-        optic, [field], wavelength, px, py, chunk_rays=chunk_rays, progress=progress
-    )
+    waves, valid, _, _ = sample_wavefront(optic, [field], wavelength, px, py, method=method)
     waves, valid = waves[0], valid[0]
     stats = wavefront_statistics(waves, px, py, weights, valid)
     key = (rings, arms, terms, ordering)

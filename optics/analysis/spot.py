@@ -20,6 +20,7 @@ from .. import backend as be
 from ..frames import surface_frames
 from ..sampling import fan
 from ..trace import iter_bundle, trace_bundle
+from ..trace.prepared import optic_of
 from ._spot_stream import SpotAccumulator
 
 
@@ -124,63 +125,51 @@ def spot_statistics(rays, reference_x, reference_y, axis=None, *, min_rays=1):
     return stats
 
 
-def spot_diagram(
-    optic,
-    fields=None,
-    wavelengths=None,
-    rings: int = 6,
-    pupil=None,
-    *,
-    chunk_rays: int | None = None,
-    progress: bool | None = None,
-):
+def spot_diagram(system, fields=None, wavelengths=None, pupil=None, *, method=None):
     """Spot statistics for every (field, wavelength) pair, from one :func:`trace_bundle`.
 
     Parameters
     ----------
-    optic : Optic
+    system : Optic or PreparedSystem
     fields : list of (hx, hy), optional
         Normalized fields; the optic's fields by default.
     wavelengths : list of float, optional
         Micrometres; the optic's wavelengths by default.
-    rings : int
-        Hexapolar rings (1 + 3R(R+1) rays) when ``pupil`` is not given.
-    pupil : (px, py), optional
-        Custom normalized pupil samples.
-    chunk_rays : int, optional
-        Stream the trace in pupil slices of about this many rays
-        (:func:`~optics.trace.iter_bundle`) and accumulate the statistics
+    pupil : int or (px, py), optional
+        Hexapolar rings (1 + 3R(R+1) rays; 6 by default) or custom
+        normalized pupil samples.
+    method : TraceMethod or str, optional
+        How the rays are traced (:mod:`optics.trace.methods`).  With
+        :class:`~optics.trace.Streamed` the trace goes in pupil slices
+        (:func:`~optics.trace.iter_bundle`) and the statistics accumulate
         slice by slice (exactly: running sums and convex-hull candidates), so
         that memory stays bounded however many rays (1e8 rays of the Cooke
-        triplet stay under 2 GB).  The results are plain values, without
+        triplet stay under 2 GB); the results are then plain values, without
         gradients.
-    progress : bool, optional
-        With ``chunk_rays``: show a progress bar (tqdm, when installed); by
-        default only when stderr is a terminal.
 
     Returns
     -------
     list of SpotResult, field-major.
     """
+    optic = optic_of(system)
     wavelengths = list(optic.wavelengths.values if wavelengths is None else wavelengths)
     n_waves = len(wavelengths)
     if optic.primary_wavelength not in wavelengths:  # the reference is the primary's chief ray
         wavelengths.append(optic.primary_wavelength)
-    if chunk_rays is None:
-        bundle = trace_bundle(optic, fields, wavelengths, pupil, rings=rings)
-        chief = in_image_frame(optic, bundle.reference_chief)
+    slices = iter_bundle(system, fields, wavelengths, pupil, method=method)
+    bundle = next(slices)
+    second = next(slices, None)  # None: the method traced the bundle in one slice
+    chief = in_image_frame(optic, bundle.reference_chief)
+    if second is None:
         reference = (chief.x[None, :, None], chief.y[None, :, None])
         stats = spot_statistics(in_image_frame(optic, bundle.rays), *reference, axis=-1)
         valid = be.to_numpy(bundle.rays.valid)
         n_rays, n_valid = int(valid.shape[-1]), valid.sum(axis=-1)
     else:
-        accumulator = None
-        for bundle in iter_bundle(
-            optic, fields, wavelengths, pupil, rings=rings, chunk_rays=chunk_rays, progress=progress
-        ):
-            if accumulator is None:
-                chief = in_image_frame(optic, bundle.reference_chief)
-                accumulator = SpotAccumulator(chief.x, chief.y, len(wavelengths))
+        accumulator = SpotAccumulator(chief.x, chief.y, len(wavelengths))
+        accumulator.add(in_image_frame(optic, bundle.rays))
+        accumulator.add(in_image_frame(optic, second.rays))
+        for bundle in slices:
             accumulator.add(in_image_frame(optic, bundle.rays))
         stats = accumulator.statistics()
         n_rays, n_valid = accumulator.n_rays, accumulator.count.astype(int)

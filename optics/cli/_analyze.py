@@ -62,7 +62,7 @@ def analysis_report(optic, rings, backend_name):
     from ..trace.aim import aiming_mode
 
     first_order = paraxial(optic).as_floats()
-    spots = [s.as_dict() for s in spot_diagram(optic, rings=rings)]
+    spots = [s.as_dict() for s in spot_diagram(optic, pupil=rings)]
     for spot in spots:
         for key in ("rms_radius_chief", "rms_radius_centroid", "geo_radius"):
             spot[key] = json_number(spot[key])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..plot import check_image_path, save_figure
+from ..trace import Streamed
 from ._common import (
     UsageError,
     add_backend_options,
@@ -63,10 +64,12 @@ def add_chunk_options(parser):
 
 
 def chunk_options(args) -> dict:
-    """``chunk_rays`` and ``progress`` keyword arguments from the parsed options."""
-    if args.chunk_rays is not None and args.chunk_rays < 1:
+    """The ``method`` keyword argument from the parsed options (streamed with --chunk-rays)."""
+    if args.chunk_rays is None:
+        return {}
+    if args.chunk_rays < 1:
         raise UsageError(f"--chunk-rays must be at least 1, not {args.chunk_rays}")
-    return {"chunk_rays": args.chunk_rays, "progress": True if args.progress else None}
+    return {"method": Streamed(args.chunk_rays, progress=True if args.progress else None)}
 
 
 def run(args):

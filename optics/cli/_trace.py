@@ -137,7 +137,7 @@ def trace_csv_rows(optic, rows):
     primary = float(optic.primary_wavelength)
     column = {k: be.asarray([float(r[k]) for r in rows]) for k in REQUIRED}
     wavelength = be.asarray([r.get("wavelength", primary) for r in rows])
-    rays = trace_rays(optic, column["hx"], column["hy"], column["px"], column["py"], wavelength)
+    rays = trace_rays(optic, (column["hx"], column["hy"]), (column["px"], column["py"]), wavelength)
     values = {k: be.to_numpy(getattr(rays, k)) for k in KEYS}
     valid = be.to_numpy(rays.valid)
     waves, waves_valid = (

@@ -8,7 +8,35 @@ code reads them through ``be`` so either works.
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 from ..errors import LensFileError
+
+
+class Intersection(NamedTuple):
+    """What a ray-surface intersection returns to the trace (local frame).
+
+    Attributes
+    ----------
+    t : array
+        Distance along the ray to the surface, mm, in the rays' broadcast shape.
+    hit : bool array
+        False where the ray misses (or the solve rejected it).
+    normal : callable
+        ``normal(xh, yh, zh) -> (nx, ny, nz)``, the unit normal at the hit points.
+    root : array or None
+        The detached flat (n,) root of an iterative solve, to seed a later
+        pass (:meth:`NewtonRaphsonGeometry.solve_intersection`); None for
+        closed forms.
+    unconverged : bool array or None
+        Rays an iterative solve's step limit left unconverged; None for closed forms.
+    """
+
+    t: Any
+    hit: Any
+    normal: Any
+    root: Any = None
+    unconverged: Any = None
 
 
 class Geometry:
@@ -53,6 +81,15 @@ class Geometry:
         """
         t, hit = self.intersect(x, y, z, L, M, N)
         return t, hit, self.normal
+
+    def solve_intersection(self, x, y, z, L, M, N, root=None):
+        """:meth:`intersect_with_normal` as an :class:`Intersection` (the trace's one call).
+
+        Closed-form types have no root to reuse (``root`` is ignored) and
+        nothing left unconverged; the Newton types override this.
+        """
+        t, hit, normal = self.intersect_with_normal(x, y, z, L, M, N)
+        return Intersection(t, hit, normal)
 
     def normal(self, x, y, z):
         """Unit surface normal (nx, ny, nz) at a point on the surface, pointing toward -z."""

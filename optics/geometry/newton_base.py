@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import backend as be
 from ..solvers import NON_CONVERGED, SLOPE_FLOOR_CONSTANT, forced_iterations, solve_scalar_root
-from .base import Geometry, is_plain
+from .base import Geometry, Intersection, is_plain
 from .conic import Standard, conic_intersect, conic_sag_and_gradient
 from .newton_spec import COMMON_KEYS, DEFAULT_MAX_ITER, DEFAULT_TOL
 
@@ -117,7 +117,12 @@ class NewtonRaphsonGeometry(Geometry):
         return t, hit
 
     def intersect_with_normal(self, x, y, z, L, M, N):
-        """Intersect, and return a function giving the unit normal at the hit points.
+        """``(t, hit, normal)`` of :meth:`solve_intersection` from the base-conic seed."""
+        found = self.solve_intersection(x, y, z, L, M, N)
+        return found.t, found.hit, found.normal
+
+    def solve_intersection(self, x, y, z, L, M, N, root=None):
+        """Intersect by Newton's method; the root and the unconverged rays come back as data.
 
         Parameters
         ----------
@@ -125,19 +130,21 @@ class NewtonRaphsonGeometry(Geometry):
             Ray positions in the local frame, mm.
         L, M, N : array
             Unit ray directions; all six broadcast to one shape.
+        root : array, optional
+            Flat (n,) distances to start from instead of the base-conic seed
+            (the roots of an earlier no-gradient pass; with a forced count of
+            zero Newton steps only the implicit correction runs).
 
         Returns
         -------
-        t : array
-            Distance to the surface in mm (finite everywhere; differentiable
-            for hit rays when gradients are recorded).
-        hit : bool array
-            False for rays the solve rejected (see the module docstring).
-        normal : callable
-            ``normal(xh, yh, zh) -> (nx, ny, nz)`` at the hit points
-            ``x + t L`` ...: the slopes of the last Newton evaluation when no
-            gradient is recorded, a grad-attached evaluation otherwise.
-            Finite for every ray (a rejected ray gets the vertex normal).
+        Intersection
+            ``t`` (finite everywhere; differentiable for hit rays when
+            gradients are recorded), ``hit`` (False for rays the solve
+            rejected, see the module docstring), ``normal(xh, yh, zh)`` (the
+            slopes of the last Newton evaluation without a gradient, a
+            grad-attached evaluation otherwise; the vertex normal for a
+            rejected ray), ``root`` (t detached, flat) and ``unconverged``
+            (rays the step limit left unconverged, in the broadcast shape).
         """
         shape = tuple(np.broadcast_shapes(*(tuple(a.shape) for a in (x, y, z, L, M, N))))
         rays = [be.reshape(be.broadcast_to(a, shape), (-1,)) for a in (x, y, z, L, M, N)]
@@ -150,11 +157,8 @@ class NewtonRaphsonGeometry(Geometry):
         scope = self._prepared.scope() if self._prepared is not None else nullcontext()
         # Rays off the surface's domain make NaN on the way; they are classified, not errors.
         with scope, be.quiet_float_errors():
-            # A compiled forward+backward pass gets the roots of a no-grad pass
-            # (``given_root``, with zero Newton steps) and collects them (``root_sink``).
-            given = getattr(self, "given_root", None)
             with be.no_grad():
-                t0 = self.seed(*rays) if given is None else be.detach(given)
+                t0 = self.seed(*rays) if root is None else be.detach(root)
             result = solve_scalar_root(
                 problem,
                 t0,
@@ -164,14 +168,6 @@ class NewtonRaphsonGeometry(Geometry):
                 stacklevel=3,
                 primal=primal,
             )
-        sink = getattr(self, "root_sink", None)
-        if sink is not None:
-            sink.append(be.detach(result.t))
-        # A compiled trace collects the rays its fixed step count left unconverged
-        # (``unconverged_sink``) and traces them again eagerly (optics.trace.compiled).
-        flags = getattr(self, "unconverged_sink", None)
-        if flags is not None:
-            flags.append(be.reshape(result.rejected[NON_CONVERGED], shape))
         # In a compiled graph (static): a fixed masked step count, no host sync, no gathers;
         # inside a deferred-read trace the counts come later: assume rejections either way.
         counted = result.counted
@@ -184,7 +180,10 @@ class NewtonRaphsonGeometry(Geometry):
             normal = _AttachedNormal(self, hit, shape, clean)
         else:
             normal = _StoredNormal(primal.slopes, hit, shape, clean)
-        return be.reshape(t, shape), be.reshape(hit, shape), normal
+        unconverged = be.reshape(result.rejected[NON_CONVERGED], shape)
+        return Intersection(
+            be.reshape(t, shape), be.reshape(hit, shape), normal, be.detach(result.t), unconverged
+        )
 
 
 class _SurfaceRoot:

@@ -109,7 +109,7 @@ def interpolate_uniform(table, step, x):
 def chief_ray_heights(optic, fields, wavelength):
     """Real chief-ray image heights (mm) of normalized fields (0, h) at one wavelength."""
     h = real(fields)
-    rays = trace_rays(optic, 0.0 * h, h, 0.0, 0.0, float(wavelength))
+    rays = trace_rays(optic, (0.0 * h, h), (0.0, 0.0), float(wavelength))
     if not bool(np.all(be.to_numpy(rays.valid))):
         bad = np.asarray(fields)[~be.to_numpy(rays.valid).astype(bool)]
         raise SolveError(
@@ -149,7 +149,7 @@ def relative_illumination(optic, fields, wavelength, rings=8, angles=48):
     px = real((radius * np.cos(angle)).ravel())
     py = real((radius * np.sin(angle)).ravel())
     h = be.reshape(real(fields), (-1, 1))
-    rays = trace_rays(optic, 0.0 * h, h, px[None, :], py[None, :], float(wavelength))
+    rays = trace_rays(optic, (0.0 * h, h), (px[None, :], py[None, :]), float(wavelength))
     shape = (-1, int(rings) + 1, int(angles) + 1)
     L, M = be.reshape(rays.L, shape), be.reshape(rays.M, shape)
     ok = be.astype(be.reshape(rays.valid, shape), L.dtype)

@@ -111,12 +111,12 @@ def required_arguments(name) -> list[str]:
 class Merit:
     """A list of operands and the merit Σ r² they define.
 
-    ``compiled=True`` traces the ray bundles as compiled graphs (torch
-    backend; see :mod:`optics.compiled`).
+    ``method`` says how the ray bundles are traced (:mod:`optics.trace.methods`;
+    ``"compiled"`` for one compiled graph per bundle on torch or jax).
     """
 
     operands: list
-    compiled: bool = False
+    method: object = None
 
     def __post_init__(self):
         if not self.operands:
@@ -124,7 +124,7 @@ class Merit:
 
     def values(self, optic) -> list:
         """Every operand's value (0-d arrays, gradients kept), in order."""
-        ctx = MeritContext(optic, compiled=self.compiled)
+        ctx = MeritContext(optic, method=self.method)
         return [operand.value(ctx) for operand in self.operands]
 
     def residuals(self, optic):
@@ -140,7 +140,7 @@ class Merit:
         """
         from .operands_rays import RAY_RESIDUALS, expands
 
-        ctx = MeritContext(optic, compiled=self.compiled)
+        ctx = MeritContext(optic, method=self.method)
         parts = []
         for operand in self.operands:
             if expands(operand):

@@ -15,10 +15,9 @@ and (px, py) are normalized field and pupil coordinates.  Lengths in mm.
 from __future__ import annotations
 
 from .. import backend as be
-from .._paraxial import paraxial
 from ..analysis.spot import MIN_SPOT_RAYS, in_image_frame, spot_statistics
 from ..errors import ConfigurationError, SolveError
-from ..trace import trace_bundle
+from ..trace import prepare, trace_bundle
 from ..trace.object_field import unit_field_image_height
 from ..trace.real_image_height import field_parameters
 from .operands_analyses import ANALYSIS_OPERANDS
@@ -33,23 +32,20 @@ class MeritContext:
     ----------
     optic : Optic
         The system with the current variable values set on it.
-    compiled : bool
-        Trace the ray bundles as compiled graphs (torch backend; see
-        :mod:`optics.trace.compiled`).
+    method : TraceMethod or str, optional
+        How the ray bundles are traced (:mod:`optics.trace.methods`).
     """
 
-    def __init__(self, optic, *, compiled=False):
+    def __init__(self, optic, *, method=None):
         self.optic = optic
-        self.compiled = compiled
+        self.system = prepare(optic)  # frames, media, first-order data: once per evaluation
+        self.method = method
         self._bundles = {}
-        self._first_order = None
 
     @property
     def first_order(self):
-        """``paraxial(optic)`` at the primary wavelength (computed once, shared by the bundles)."""
-        if self._first_order is None:
-            self._first_order = paraxial(self.optic)
-        return self._first_order
+        """First-order data at the primary wavelength (computed once, shared by the bundles)."""
+        return self.system.first_order
 
     def wavelength(self, index):
         """Wavelength (µm) number ``index`` (None: the primary)."""
@@ -83,13 +79,11 @@ class MeritContext:
             if pupil is not None:
                 samples = (be.asarray([p[0] for p in pupil]), be.asarray([p[1] for p in pupil]))
             self._bundles[key] = trace_bundle(
-                self.optic,
+                self.system,
                 fields,
                 wavelengths,
-                samples,
-                rings=rings,
-                compiled=self.compiled,
-                first_order=self.first_order,
+                rings if samples is None else samples,
+                method=self.method,
             )
         return self._bundles[key]
 
@@ -254,7 +248,7 @@ def distortion(ctx, hx=0.0, hy=1.0):
             "distortion is undefined on axis: give a field with hx or hy nonzero"
         )
     real = chief_height(ctx, hx, hy)
-    qx, qy = field_parameters(ctx.optic, be.asarray(hx), be.asarray(hy), ctx.first_order)
+    qx, qy = field_parameters(ctx.system, be.asarray(hx), be.asarray(hy))
     per_q = unit_field_image_height(ctx.optic, ctx.first_order)
     ideal = _along_field(qx * per_q, qy * per_q, hx, hy)
     return 100.0 * (real - ideal) / ideal

@@ -59,10 +59,8 @@ def distortion_percent(ctx, hy=1.0, wavelength=None, reference="f-tan"):
     if float(hy) == 0.0:
         raise ConfigurationError("distortion_percent is undefined on axis: give hy nonzero")
     fields = be.asarray([float(hy)])
-    _, q = field_parameters(ctx.optic, be.zeros_like(fields), fields, ctx.first_order)
-    real, ideal = chief_heights(
-        ctx.optic, fields, q, ctx.wavelength(wavelength), reference, ctx.first_order
-    )
+    _, q = field_parameters(ctx.system, be.zeros_like(fields), fields)
+    real, ideal = chief_heights(ctx.system, fields, q, ctx.wavelength(wavelength), reference)
     return (100.0 * (real - ideal) / ideal)[0]
 
 

@@ -108,7 +108,7 @@ def clear_aperture(ctx, surface, fields=None, wavelength=None):
     heights in global coordinates (a centred system).  A ``max`` on it keeps
     the beam inside a semi-diameter.
     """
-    from ..trace import trace_rays
+    from ..trace import trace_surfaces
 
     count = len(ctx.optic.surfaces)
     if isinstance(surface, bool) or not isinstance(surface, int) or not 1 <= surface < count:
@@ -121,7 +121,7 @@ def clear_aperture(ctx, surface, fields=None, wavelength=None):
     hy = be.asarray([ctx.field(i)[1] for i in ids for _ in pupil])
     px = be.asarray([p[0] for _ in ids for p in pupil])
     py = be.asarray([p[1] for _ in ids for p in pupil])
-    rays = trace_rays(ctx.optic, hx, hy, px, py, ctx.wavelength(wavelength), record=True)[surface]
+    rays = trace_surfaces(ctx.optic, (hx, hy), (px, py), ctx.wavelength(wavelength))[surface]
     radius2 = be.where(rays.valid, rays.x * rays.x + rays.y * rays.y, 0.0)
     return be.sqrt(be.max(radius2) + be.machine_eps(radius2))
 

@@ -48,9 +48,7 @@ def rms_wavefront(ctx, field=0, wavelength=None, reference="centroid", rings=8):
         )
     point = _field(ctx, field, "rms_wavefront")
     px, py, weights = pupil_samples(rings)
-    waves, valid, _, _ = sample_wavefront(
-        ctx.optic, [point], ctx.wavelength(wavelength), px, py, first_order=ctx.first_order
-    )
+    waves, valid, _, _ = sample_wavefront(ctx.system, [point], ctx.wavelength(wavelength), px, py)
     stats = wavefront_statistics(waves[0], px, py, weights, valid[0])
     return stats[_RMS_KEYS[reference]]
 
@@ -65,7 +63,7 @@ def _field(ctx, index, operand):
 def _psf(ctx, field, wavelength, samples, grid, operand):
     point = _field(ctx, field, operand)
     wavelength = ctx.wavelength(wavelength)
-    pupil = sample_pupil(ctx.optic, [point], wavelength, samples, first_order=ctx.first_order)
+    pupil = sample_pupil(ctx.system, [point], wavelength, samples)
     check_sampling(pupil.max_step_waves, point, samples)
     grid = fast_size(2 * samples) if grid is None else int(grid)
     return pupil, psf_from_opd(pupil.waves[0], pupil.amplitude[0], grid)

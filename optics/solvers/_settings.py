@@ -73,7 +73,7 @@ class ResolvedSettings:
 #: Masked Newton steps of a sync-free solve: the benchmark freeforms converge
 #: in 3-5 steps from the base-conic seed; a problem still moving after them is
 #: rejected as non-converged (counted in the deferred warning).  (The compiled
-#: trace takes fewer, optics.trace.compiled.DEFAULT_NEWTON_ITERATIONS, and
+#: trace takes fewer, optics.trace.methods.compiled.DEFAULT_NEWTON_ITERATIONS, and
 #: traces the rays still moving again eagerly.)
 SYNC_FREE_ITERATIONS = 12
 

@@ -22,7 +22,7 @@ from ..solvers import (
     normalized_solve_masked,
 )
 from .launch import launch_rays
-from .propagate import trace_to_surface
+from .loop import trace_to_surface
 
 #: Continuation for rays the direct solve misses: first step in s, smallest step
 #: before a ray is given up, most stages.

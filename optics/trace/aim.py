@@ -38,7 +38,6 @@ A ray that does not converge (it cannot reach that stop point) is invalid.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
@@ -47,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from .. import backend as be
-from ..errors import ConfigurationError, SolveError
+from ..errors import SolveError
 from ..frames import surface_frames
 from ..solvers import (
     ROUND_OFF_CONSTANT,
@@ -56,44 +55,13 @@ from ..solvers import (
     normalized_solve_masked,
     resolve_settings,
 )
-from ..system import AIMING_MODES
 from ._aim_solve import AimProblem, solve
 from .launch import launch_rays
-from .propagate import trace_to_surface
+from .loop import trace_to_surface
+from .prepared import aiming_mode
 
 #: Newton steps allowed per aim stage.
 MAX_ITERATIONS = 30
-
-
-def aiming_mode(optic) -> str:
-    """The aiming mode that applies: the optic's ``[aiming] mode``.
-
-    Object-space telecentric systems launch by numerical aperture about an
-    axis-parallel chief ray, so they are always aimed "paraxially".
-    """
-    return "paraxial" if optic.fields.object_telecentric else optic.aiming
-
-
-def with_aiming(optic, aiming=None):
-    """``optic`` aimed in mode ``aiming`` ("paraxial" or "real"); ``optic`` itself for None.
-
-    The override is a shallow copy of the optic with its ``aiming`` replaced
-    (the surfaces and their parameters are shared, so gradients reach them), so
-    every part of a trace — the field solve, the launch, the aim — sees one mode.
-    An object-space telecentric optic stays paraxially aimed (see :func:`aiming_mode`).
-
-    Raises
-    ------
-    ConfigurationError
-        When ``aiming`` is not one of ``optics.system.AIMING_MODES``.
-    """
-    if aiming is None or aiming == optic.aiming:
-        return optic
-    if aiming not in AIMING_MODES:
-        raise ConfigurationError(f"aiming must be one of {AIMING_MODES}, not {aiming!r}")
-    if optic.fields.object_telecentric:
-        return optic
-    return dataclasses.replace(optic, aiming=aiming)
 
 
 def launch(optic, qx, qy, px, py, wavelength, first_order):

@@ -19,14 +19,15 @@ from typing import Any
 import numpy as np
 
 from .. import backend as be
-from .._paraxial import ParaxialData, paraxial
+from .._paraxial import ParaxialData
 from ..limits import check_wavelength
 from ..rays import Rays
-from ..sampling import hexapolar, hexapolar_count, hexapolar_range
-from .aim import aiming_mode, launch, warn_if_off_centre, with_aiming
-from .blocks import in_blocks
-from .compiled import propagate_compiled
-from .propagate import propagate, shared_lookup
+from ..sampling import hexapolar_count, hexapolar_range
+from .aim import warn_if_off_centre
+from .loop import Traced
+from .methods import Eager, RayBatch, resolve
+from .methods.streamed import joined
+from .prepared import prepare
 from .real_image_height import field_parameters
 
 
@@ -90,51 +91,29 @@ class Bundle:
         return self.chief_valid[0 if self.primary is None else self.primary, ...]
 
 
-def trace_bundle(
-    optic,
-    fields=None,
-    wavelengths=None,
-    pupil=None,
-    *,
-    rings: int = 6,
-    compiled: bool = False,
-    first_order: ParaxialData | None = None,
-    aiming: str | None = None,
-    chunk_rays: int | None = None,
-    progress: bool | None = None,
-) -> Bundle:
-    """Trace every wavelength × field × pupil point of ``optic`` in one batch.
+def trace_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=None, aiming=None):
+    """Trace every wavelength × field × pupil point of a system in one batch.
 
     Parameters
     ----------
-    optic : Optic
+    system : Optic or PreparedSystem
     fields : sequence of (hx, hy), optional
         Normalized field points; ``optic.fields.normalized()`` by default.
     wavelengths : sequence of float, optional
         Micrometres; the optic's wavelengths by default.
-    pupil : (px, py), optional
-        Normalized pupil samples, arrays of shape (P,); a hexapolar pattern of
-        ``rings`` rings (P = 1 + 3 rings (rings + 1), sample 0 the centre) by
-        default.
-    rings : int
-        Hexapolar rings when ``pupil`` is not given.
-    compiled : bool
-        Trace the pupil rays as one compiled graph (torch or jax backend; see
-        :mod:`optics.trace.compiled`); the chief rays trace eagerly.
-    first_order : ParaxialData, optional
-        ``paraxial(optic)`` when the caller has it already.
+    pupil : int or (px, py), optional
+        Normalized pupil samples, arrays of shape (P,); or the number of rings
+        of a hexapolar pattern (P = 1 + 3 rings (rings + 1), sample 0 the
+        centre); 6 rings by default.
+    method : TraceMethod or str, optional
+        How the rays are traced (:mod:`optics.trace.methods`).  A
+        :class:`~optics.trace.methods.Streamed` method traces pupil slice by
+        pupil slice (see :func:`iter_bundle`) and joins the slices: the
+        trace's temporaries stay within its budget, the returned rays are
+        still every ray (reduce :func:`iter_bundle`'s slices to keep the
+        result bounded too, as ``spot_diagram(..., method=Streamed(N))`` does).
     aiming : {"paraxial", "real"}, optional
         Overrides the optic's ``[aiming] mode`` (see :mod:`optics.trace.aim`).
-    chunk_rays : int, optional
-        Trace at most about this many rays (wavelengths × fields × pupil
-        samples) at a time, pupil slice by pupil slice (see
-        :func:`iter_bundle`), and join the slices: the trace's temporaries stay
-        within a fixed budget, the returned rays are still every ray.  To keep
-        the result bounded too, reduce the slices of :func:`iter_bundle`
-        (as ``spot_diagram(..., chunk_rays=N)`` does).
-    progress : bool, optional
-        With ``chunk_rays``: show a progress bar (tqdm, when installed); by
-        default only when stderr is a terminal.
 
     Returns
     -------
@@ -146,224 +125,175 @@ def trace_bundle(
         Under paraxial aiming, once per call, when a field's chief ray crosses
         the stop more than 1 % of the stop radius from its centre.
     """
-    optic = with_aiming(optic, aiming)
-    if chunk_rays is not None:
-        chunks = iter_bundle(
-            optic,
-            fields,
-            wavelengths,
-            pupil,
-            rings=rings,
-            compiled=compiled,
-            first_order=first_order,
-            chunk_rays=chunk_rays,
-            progress=progress,
-        )
-        return _joined(list(chunks))
-    with be.deferred_reads():  # host-read checks once, after the trace
-        return _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_order)
+    slices = list(iter_bundle(system, fields, wavelengths, pupil, method=method, aiming=aiming))
+    return slices[0] if len(slices) == 1 else _joined(slices)
 
 
-def _trace_bundle(optic, fields, wavelengths, pupil, rings, compiled, first_order):
-    fields, wavelengths, common, probe = _prepare(optic, fields, wavelengths, first_order)
-    px, py = hexapolar(rings) if pupil is None else (be.asarray(pupil[0]), be.asarray(pupil[1]))
-    px, py = be.reshape(px, (-1,)), be.reshape(py, (-1,))
-    if compiled:
-        rays, _ = _trace(optic, pupil=(px, py), compiled=True, **common)
-        chief, clipped, at_stop = _chief_rays(optic, probe, common)
-    else:
-        # Pupil rays, the chief clipped and the chief with apertures open: one batch.
-        n_pupil = be.size(px)
-        zero = be.zeros_like(px[:1])
-        samples = (be.concatenate([px, zero, zero]), be.concatenate([py, zero, zero]))
-        clip = np.ones(n_pupil + 2, dtype=bool)
-        clip[-1] = False
-        traced, at_stop = _trace(optic, pupil=samples, clip=be.asarray(clip), probe=probe, **common)
-        rays = traced.map(lambda v: v[..., :n_pupil])
-        clipped, chief = _take(traced, n_pupil), _take(traced, n_pupil + 1)
-        at_stop = None if at_stop is None else _take(at_stop, n_pupil + 1)
-    shared = _shared_parts(optic, fields, wavelengths, common, chief, clipped, at_stop)
-    return Bundle(rays=rays, px=px, py=py, **shared)
+def iter_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=None, aiming=None):
+    """:func:`trace_bundle` in consecutive pupil slices, as the method says.
 
+    A :class:`~optics.trace.methods.Streamed` method yields slices of at most
+    about ``chunk_rays`` rays: every slice is a :class:`Bundle` whose ``rays``
+    (W, F, p), ``px`` and ``py`` (p,) hold the next p = max(1, chunk_rays //
+    (W F)) pupil samples; the chief rays, fields, wavelengths and first-order
+    data are the same objects in every slice (traced once, before the first).
+    A default hexapolar pupil is generated slice by slice too.  Every other
+    method yields the whole bundle as one slice.  Each ray is traced exactly
+    as in one batch, so reductions over the slices equal those over the whole.
 
-def _prepare(optic, fields, wavelengths, first_order):
-    """Fields, wavelengths, the trace arguments every batch shares, and the stop probe."""
-    fields = tuple(optic.fields.normalized() if fields is None else fields)
-    if wavelengths is None:
-        wavelengths = tuple(optic.wavelengths.values)
-    else:
-        wavelengths = tuple(
-            check_wavelength(w) if isinstance(w, (int, float)) else w for w in wavelengths
-        )
-    first_order = paraxial(optic) if first_order is None else first_order
-    hx = be.asarray([h[0] for h in fields])
-    hy = be.asarray([h[1] for h in fields])
-    q = field_parameters(optic, hx, hy, first_order)
-    paraxial_aim = aiming_mode(optic) == "paraxial"
-    probe = optic.stop_index if paraxial_aim and not optic.fields.object_telecentric else None
-    common = dict(first_order=first_order, q=q, wavelengths=wavelengths)
-    return fields, wavelengths, common, probe
-
-
-def _chief_rays(optic, probe, common):
-    """The chief rays with apertures open, clipped, and at the stop (or None): one batch."""
-    zero = be.asarray(np.zeros(2))
-    clip = be.asarray(np.array([True, False]))
-    chiefs, at_stop = _trace(optic, pupil=(zero, zero), clip=clip, probe=probe, **common)
-    return _take(chiefs, 1), _take(chiefs, 0), None if at_stop is None else _take(at_stop, 1)
-
-
-def _shared_parts(optic, fields, wavelengths, common, chief, clipped, at_stop):
-    """The Bundle fields that do not depend on the pupil samples (warns about the aim)."""
-    if at_stop is not None:
-        warn_if_off_centre(optic, fields, at_stop, common["first_order"])
-    primary = optic.wavelengths.primary_value
-    return {
-        "chief": chief,
-        "chief_valid": chief.valid,
-        "chief_blocked": be.logical_and(chief.valid, be.logical_not(clipped.valid)),
-        "fields": fields,
-        "wavelengths": wavelengths,
-        "first_order": common["first_order"],
-        "primary": wavelengths.index(primary) if primary in wavelengths else None,
-        "field_parameters": common["q"],
-    }
-
-
-def iter_bundle(
-    optic,
-    fields=None,
-    wavelengths=None,
-    pupil=None,
-    *,
-    chunk_rays: int,
-    rings: int = 6,
-    compiled: bool = False,
-    first_order: ParaxialData | None = None,
-    aiming: str | None = None,
-    progress: bool | None = None,
-):
-    """:func:`trace_bundle` in consecutive pupil slices of at most ``chunk_rays`` rays.
-
-    Every slice is a :class:`Bundle` whose ``rays`` (W, F, p), ``px`` and
-    ``py`` (p,) hold the next p = max(1, chunk_rays // (W F)) pupil samples;
-    the chief rays, fields, wavelengths and first-order data are the same
-    object in every slice (traced once, before the first).  A default
-    hexapolar pupil is generated slice by slice too, so a trace of 1e8 rays
-    never holds more than one slice.  Each ray is traced exactly as in one
-    batch, so reductions over the slices equal those over the whole bundle.
-
-    Parameters
-    ----------
-    optic, fields, wavelengths, pupil, rings, compiled, first_order, aiming
-        As for :func:`trace_bundle`.
-    chunk_rays : int
-        Rays per slice (at least W F: one pupil sample per slice).
-    progress : bool, optional
-        Show a progress bar (tqdm, when installed); by default only when
-        stderr is a terminal.
+    Parameters as :func:`trace_bundle`.
 
     Yields
     ------
     Bundle
     """
-    if chunk_rays < 1:
-        raise ValueError(f"chunk_rays must be >= 1, not {chunk_rays}")
-    optic = with_aiming(optic, aiming)
-    if pupil is None:
-        n_pupil = hexapolar_count(rings)
-
-        def samples(start, stop):
-            return hexapolar_range(rings, start, stop)
-    else:
-        px, py = (be.reshape(be.asarray(v), (-1,)) for v in pupil)
-        n_pupil = be.size(px)
-
-        def samples(start, stop):
-            return px[start:stop], py[start:stop]
-
+    method = resolve(method)
+    n_pupil, samples = _pupil_samples(pupil)
     with be.deferred_reads():  # host-read checks once per traced batch
-        prepared = _prepare(optic, fields, wavelengths, first_order)
-        fields, wavelengths, common, probe = prepared
+        system = prepare(system, aiming)
+        setup = _Setup.of(system, fields, wavelengths)
+    step = method.pupil_step(n_pupil, setup.rays_per_sample)
+    if step >= n_pupil and method.keeps_surfaces:
+        with be.deferred_reads():
+            yield _one_batch(system, setup, *samples(0, n_pupil), method)
+        return
+    with be.deferred_reads():
         # The chief ray clipped and with the apertures open, once for every slice.
-        chief, clipped, at_stop = _chief_rays(optic, probe, common)
-    shared = _shared_parts(optic, fields, wavelengths, common, chief, clipped, at_stop)
-    step = max(1, chunk_rays // (len(fields) * len(wavelengths)))
-    bar = _progress_bar(n_pupil * len(fields) * len(wavelengths), progress)
+        chief, clipped, at_stop = _chief_rays(system, setup, method)
+    shared = _shared_parts(system, setup, chief, clipped, at_stop)
+    inner = method.slice_method()
+    bar = method.progress_bar(n_pupil * setup.rays_per_sample)
     try:
         for start in range(0, n_pupil, step):
-            cx, cy = samples(start, start + step)
+            px, py = samples(start, start + step)
             with be.deferred_reads():
-                rays, _ = _trace(optic, pupil=(cx, cy), compiled=compiled, **common)
-            yield Bundle(rays=rays, px=cx, py=cy, **shared)
+                traced = _trace(system, setup, (px, py), inner)
+            yield Bundle(rays=traced.rays, px=px, py=py, **shared)
             if bar is not None:
-                bar.update(be.size(cx) * len(fields) * len(wavelengths))
+                bar.update(be.size(px) * setup.rays_per_sample)
     finally:
         if bar is not None:
             bar.close()
 
 
-def _progress_bar(total, enabled):
-    """A tqdm bar over ``total`` rays, or None (disabled, or tqdm not installed)."""
-    if enabled is False:
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return None
-    # disable=None: tqdm shows the bar only when its stream is a terminal.
-    disable = None if enabled is None else False
-    return tqdm(total=total, unit="ray", unit_scale=True, desc="trace", disable=disable)
+@dataclass(frozen=True)
+class _Setup:
+    """What every batch of one bundle shares: fields, wavelengths, q, the stop probe."""
+
+    fields: tuple
+    wavelengths: tuple
+    q: tuple
+    probe: Any
+
+    @classmethod
+    def of(cls, system, fields, wavelengths):
+        optic = system.optic
+        fields = tuple(optic.fields.normalized() if fields is None else fields)
+        if wavelengths is None:
+            wavelengths = tuple(optic.wavelengths.values)
+        else:
+            wavelengths = tuple(
+                check_wavelength(w) if isinstance(w, (int, float)) else w for w in wavelengths
+            )
+        hx = [h[0] for h in fields]
+        hy = [h[1] for h in fields]
+        plain = all(isinstance(v, (int, float)) for v in hx + hy)
+        if not plain:
+            hx, hy = be.stack([be.asarray(v) for v in hx]), be.stack([be.asarray(v) for v in hy])
+        q = tuple(be.asarray(v) for v in field_parameters(system, hx, hy))
+        paraxial_aim = system.aiming == "paraxial"
+        probe = optic.stop_index if paraxial_aim and not optic.fields.object_telecentric else None
+        return cls(fields, wavelengths, q, probe)
+
+    @property
+    def rays_per_sample(self) -> int:
+        return len(self.fields) * len(self.wavelengths)
+
+
+def _pupil_samples(pupil):
+    """The pupil sample count and ``samples(start, stop)`` -> (px, py) of that range."""
+    if pupil is None or isinstance(pupil, int):
+        rings = 6 if pupil is None else pupil
+        if isinstance(rings, bool) or rings < 0:
+            raise ValueError(f"pupil rings must be an integer >= 0, not {pupil!r}")
+        return hexapolar_count(rings), lambda start, stop: hexapolar_range(rings, start, stop)
+    px, py = (be.reshape(be.asarray(v), (-1,)) for v in pupil)
+    return be.size(px), lambda start, stop: (px[start:stop], py[start:stop])
+
+
+def _one_batch(system, setup, px, py, method):
+    """Pupil rays, the chief clipped and the chief with apertures open: one batch."""
+    n_pupil = be.size(px)
+    zero = be.zeros_like(px[:1])
+    samples = (be.concatenate([px, zero, zero]), be.concatenate([py, zero, zero]))
+    clip = np.ones(n_pupil + 2, dtype=bool)
+    clip[-1] = False
+    traced = _trace(system, setup, samples, method, be.asarray(clip), setup.probe)
+    rays = traced.rays.map(lambda v: v[..., :n_pupil])
+    clipped, chief = _take(traced.rays, n_pupil), _take(traced.rays, n_pupil + 1)
+    at_stop = traced.kept.get(setup.probe)
+    at_stop = None if at_stop is None else _take(at_stop, n_pupil + 1)
+    shared = _shared_parts(system, setup, chief, clipped, at_stop)
+    return Bundle(rays=rays, px=px, py=py, **shared)
+
+
+def _chief_rays(system, setup, method):
+    """The chief rays with apertures open, clipped, and at the stop (or None): one batch."""
+    zero = be.asarray(np.zeros(2))
+    clip = be.asarray(np.array([True, False]))
+    # A method that cannot keep the stop's rays (compiled) leaves the chief rays to eager.
+    method = method.slice_method()
+    method = method if method.keeps_surfaces else Eager()
+    traced = _trace(system, setup, (zero, zero), method, clip, setup.probe)
+    at_stop = traced.kept.get(setup.probe)
+    chief, clipped = _take(traced.rays, 1), _take(traced.rays, 0)
+    return chief, clipped, None if at_stop is None else _take(at_stop, 1)
+
+
+def _shared_parts(system, setup, chief, clipped, at_stop):
+    """The Bundle fields that do not depend on the pupil samples (warns about the aim)."""
+    optic = system.optic
+    if at_stop is not None:
+        warn_if_off_centre(optic, setup.fields, at_stop, system.first_order)
+    primary = optic.wavelengths.primary_value
+    wavelengths = setup.wavelengths
+    return {
+        "chief": chief,
+        "chief_valid": chief.valid,
+        "chief_blocked": be.logical_and(chief.valid, be.logical_not(clipped.valid)),
+        "fields": setup.fields,
+        "wavelengths": wavelengths,
+        "first_order": system.first_order,
+        "primary": wavelengths.index(primary) if primary in wavelengths else None,
+        "field_parameters": setup.q,
+    }
 
 
 def _joined(chunks):
     """One Bundle from the pupil slices of :func:`iter_bundle`."""
     first = chunks[0]
-    rays = Rays(
-        **{
-            f.name: be.concatenate([getattr(c.rays, f.name) for c in chunks], axis=-1)
-            for f in dataclasses.fields(Rays)
-        }
-    )
+    rays = joined([c.rays for c in chunks])
     px = be.concatenate([c.px for c in chunks])
     py = be.concatenate([c.py for c in chunks])
     return dataclasses.replace(first, rays=rays, px=px, py=py)
 
 
-def _trace(optic, first_order, q, pupil, wavelengths, *, clip=True, compiled=False, probe=None):
-    """Rays at the image for (W, F, P) = (wavelengths, fields, pupil samples).
+def _trace(system, setup, pupil, method, clip=True, probe=None):
+    """Rays at the image for (W, F, P) = (wavelengths, fields, pupil samples), traced by method.
 
-    Returns the rays and, with ``probe`` a surface index (eager traces only),
-    the rays just after that surface (else None).
+    With ``probe`` a surface index, ``kept`` holds the rays just after it.
     """
-    n_fields = be.size(q[0])
-    qx, qy = (be.reshape(v, (1, n_fields, 1)) for v in q)
+    n_fields = len(setup.fields)
+    qx, qy = (be.reshape(v, (1, n_fields, 1)) for v in setup.q)
     px, py = (be.reshape(v, (1, 1, -1)) for v in pupil)
-    wavelength = be.reshape(be.asarray(list(wavelengths)), (-1, 1, 1))
+    wavelength = be.reshape(be.asarray(list(setup.wavelengths)), (-1, 1, 1))
     if clip is not True and clip is not False:
         clip = be.reshape(clip, (1, 1, -1))
-
-    lookups = {}
-
-    def run(qx, qy, px, py, part, clip):
-        rays = launch(optic, qx, qy, px, py, part, first_order)
-        # Every surface type traces flat batches (n,): flatten, trace, restore.
-        shape = (len(wavelengths), n_fields, be.size(px))
-        flat = rays.map(lambda v: be.reshape(be.broadcast_to(v, shape), (-1,)))
-        if compiled:
-            return propagate_compiled(optic, flat).map(lambda v: be.reshape(v, shape)), None
-        if clip is not True and clip is not False:
-            clip = be.reshape(be.broadcast_to(clip, shape), (-1,))
-        index = shared_lookup(flat.wavelength, part is wavelength, lookups, shape)
-        traced = propagate(optic, flat, clip=clip, probe=probe, index=index)
-        traced, probed = traced if probe is not None else (traced, None)
-        restore = lambda v: be.reshape(v, shape)  # noqa: E731
-        return traced.map(restore), None if probed is None else probed.map(restore)
-
-    if compiled:
-        return run(qx, qy, px, py, wavelength, clip)
-    # Without a gradient to record, large batches run in cache-sized blocks (optics.trace.blocks).
-    return in_blocks(run, (qx, qy, px, py, wavelength, clip))
+    keep = () if probe is None else (probe,)
+    shape = (len(setup.wavelengths), n_fields, be.size(px))
+    traced = method.trace(system, RayBatch(qx, qy, px, py, wavelength, clip, keep))
+    full = lambda v: be.broadcast_to(v, shape) if be.is_array(v) and v.ndim == 3 else v  # noqa: E731
+    return Traced(traced.rays.map(full), {k: r.map(full) for k, r in traced.kept.items()})
 
 
 def _take(rays, index):

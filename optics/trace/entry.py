@@ -1,73 +1,72 @@
-"""The public ray-trace entry: eager or compiled, chosen above both."""
+"""The public ray traces: the rays at the image, and the rays at every surface."""
 
 from __future__ import annotations
 
 from .. import backend as be
-from .._paraxial import paraxial
-from ..errors import ConfigurationError
 from ..limits import check_wavelength
-from .aim import launch, with_aiming
-from .blocks import in_blocks
-from .compiled import trace_rays_compiled
-from .propagate import propagate, shared_lookup
+from .methods import Eager, RayBatch, resolve
+from .prepared import prepare
 from .real_image_height import field_parameters
 
 
-def trace_rays(
-    optic, hx, hy, px, py, wavelength=None, *, record=False, compiled=False, aiming=None
-):
+def trace_rays(system, field, pupil, wavelength=None, *, method=None, aiming=None):
     """Trace real rays to the image surface.
 
     Parameters
     ----------
-    optic : Optic
-        The system.
-    hx, hy : float or array
-        Normalized field coordinates (field / largest field magnitude).
-    px, py : float or array
-        Normalized pupil coordinates: on the paraxial entrance pupil
-        (``[aiming] mode = "paraxial"``) or on the stop, in units of the stop
-        radius (``"real"``; see :mod:`optics.trace.aim`).
+    system : Optic or PreparedSystem
+        The system (:func:`optics.trace.prepare` once to share its frames,
+        first-order data and field solves between calls).
+    field : (hx, hy)
+        Normalized field coordinates (field / largest field magnitude),
+        floats or arrays.
+    pupil : (px, py)
+        Normalized pupil coordinates, floats or arrays: on the paraxial
+        entrance pupil (``[aiming] mode = "paraxial"``) or on the stop, in
+        units of the stop radius (``"real"``; see :mod:`optics.trace.aim`).
     wavelength : float or array, optional
         Wavelength(s) in micrometres; the primary wavelength by default.
-    record : bool
-        Also return the rays at every surface (for plots).
-    compiled : bool
-        Run the launch and the whole surface loop as one compiled graph
-        (torch or jax backend; see :mod:`optics.trace.compiled`).  Not
-        combinable with ``record``.
+        Every input broadcasts together.
+    method : TraceMethod or str, optional
+        How the batch is traced (:mod:`optics.trace.methods`: "eager",
+        "blocked", "streamed", "compiled"); the default blocks large batches
+        where the backend gains.
     aiming : {"paraxial", "real"}, optional
         Overrides the optic's ``[aiming] mode``.
 
     Returns
     -------
     Rays
-        The rays at the image surface, in global coordinates (all inputs
-        broadcast together); with ``record=True`` a list of Rays, one per
-        surface from the launch point (index 0) to the image.
+        The rays at the image surface, in global coordinates, shaped like
+        the broadcast inputs.
     """
+    return _traced(system, field, pupil, wavelength, method, aiming, ()).rays
+
+
+def trace_surfaces(system, field, pupil, wavelength=None, *, aiming=None):
+    """The rays at every surface, from the launch (index 0) to the image (for plots).
+
+    Parameters as :func:`trace_rays` (traced eagerly).
+
+    Returns
+    -------
+    list of Rays
+        One per surface, in global coordinates, shaped like the broadcast inputs.
+    """
+    count = len(prepare(system).surfaces)
+    traced = _traced(system, field, pupil, wavelength, Eager(), aiming, tuple(range(count)))
+    return [traced.kept[i] for i in range(count - 1)] + [traced.rays]
+
+
+def _traced(system, field, pupil, wavelength, method, aiming, keep):
     # The checks that read values on the host run once, after the trace.
     if isinstance(wavelength, (int, float)):
         check_wavelength(wavelength)  # arrays are not read here: that would sync the device
+    method = resolve(method)
     with be.deferred_reads():
-        optic = with_aiming(optic, aiming)
-        return _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled)
-
-
-def _trace_rays(optic, hx, hy, px, py, wavelength, record, compiled):
-    if compiled:
-        if record:
-            raise ConfigurationError("trace_rays: record=True is not available with compiled=True")
-        return trace_rays_compiled(optic, hx, hy, px, py, wavelength)
-    wavelength = optic.primary_wavelength if wavelength is None else wavelength
-    first_order = paraxial(optic)
-    qx, qy = field_parameters(optic, hx, hy, first_order)
-    lookups = {}
-
-    def run(qx, qy, px, py, part):
-        rays = launch(optic, qx, qy, px, py, part, first_order)
-        index = shared_lookup(rays.wavelength, part is wavelength, lookups)
-        return propagate(optic, rays, record=record, index=index)
-
-    # Without a gradient to record, large batches run in cache-sized blocks (optics.trace.blocks).
-    return in_blocks(run, (qx, qy, px, py, wavelength))
+        system = prepare(system, aiming)
+        wavelength = system.optic.primary_wavelength if wavelength is None else wavelength
+        hx, hy = field
+        qx, qy = field_parameters(system, hx, hy)
+        batch = RayBatch(qx, qy, *pupil, wavelength, True, keep)
+        return method.trace(system, batch)

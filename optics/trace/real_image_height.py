@@ -45,7 +45,6 @@ from typing import Any
 import numpy as np
 
 from .. import backend as be
-from .._paraxial import paraxial
 from ..errors import SolveError
 from ..solvers import (
     ROUND_OFF_CONSTANT,
@@ -58,21 +57,32 @@ from ..solvers import (
 from ._field_failure import raise_if_failed
 from .aim import launch
 from .object_field import object_space_field, unit_field_image_height
-from .propagate import propagate
+from .prepared import prepare, propagate
 
 #: Newton steps allowed per solve; from the paraxial seed the Cooke triplet needs 2.
 MAX_ITERATIONS = 50
 
 
-def field_parameters(optic, hx, hy, first_order=None):
+def field_parameters(system, hx, hy):
     """Object-space field parameters (qx, qy) for normalized fields of any type.
 
     Slopes tan(angle) for an object at infinity, object heights (mm) otherwise;
     ``real_image_height`` fields are solved here (one solve per distinct field
     point), every other type is a closed form of :mod:`optics.trace.object_field`.
+
+    Parameters
+    ----------
+    system : Optic or PreparedSystem
+        A prepared system keeps the result for fields given as Python numbers.
+    hx, hy : float, sequence or array
+        Normalized field coordinates; they broadcast together.
     """
+    return prepare(system).cached_fields(hx, hy, _field_parameters)
+
+
+def _field_parameters(optic, hx, hy, first_order):
     if optic.fields.type == "real_image_height":
-        return solve_real_image_height(optic, hx, hy, first_order)
+        return _real_image_height(optic, hx, hy, first_order, None, MAX_ITERATIONS)
     return object_space_field(optic, hx, hy, first_order)
 
 
@@ -99,7 +109,7 @@ class FieldSolveResult:
     tolerance: float
 
 
-def solve_real_image_height(optic, hx, hy, first_order=None, *, tol=None, max_iter=MAX_ITERATIONS):
+def solve_real_image_height(system, hx, hy, *, tol=None, max_iter=MAX_ITERATIONS):
     """Object-space field parameters (qx, qy) for normalized real-image-height fields.
 
     Each distinct field point is solved once, at the primary wavelength; the
@@ -107,15 +117,12 @@ def solve_real_image_height(optic, hx, hy, first_order=None, *, tol=None, max_it
 
     Parameters
     ----------
-    optic : Optic
+    system : Optic or PreparedSystem
         A system whose ``fields.type`` is ``"real_image_height"``.
     hx, hy : float or array
         Normalized fields: the requested global image height is
         (hx, hy) · ``optic.fields.max_magnitude`` mm.  They broadcast
         together; tensors that require grad stay attached.
-    first_order : ParaxialData, optional
-        ``paraxial(optic)``, when the caller already has it (grad-attached
-        when θ requires grad).
     tol : float, optional
         Convergence tolerance on |I − h| in mm; dtype-aware by default.
     max_iter : int
@@ -134,13 +141,18 @@ def solve_real_image_height(optic, hx, hy, first_order=None, *, tol=None, max_it
         its chief ray fails or Newton does not converge (the message names
         the field and the residual).
     """
+    system = prepare(system)
+    return _real_image_height(system.optic, hx, hy, system.first_order, tol, max_iter)
+
+
+def _real_image_height(optic, hx, hy, first_order, tol, max_iter):
     hx, hy = _as_float_array(hx), _as_float_array(hy)
     shape = tuple(np.broadcast_shapes(tuple(hx.shape), tuple(hy.shape)))
     top = optic.fields.max_magnitude
     flat = be.reshape(be.stack(_broadcast_pair(hx, hy, shape), axis=-1), (-1, 2))
     # One field point (the common case), or targets abstract (jit, vmap): no bookkeeping.
     if math.prod(shape) == 1 or be.is_compiling(flat):
-        q = solve_fields(optic, flat * top, first_order, tol=tol, max_iter=max_iter).q
+        q = _solve(optic, flat * top, first_order, tol, max_iter).q
         return be.reshape(q[:, 0], shape), be.reshape(q[:, 1], shape)
     # One primal solve per distinct field point; every occurrence keeps its own
     # grad-attached target in the correction (equal values need not be one parameter).
@@ -161,17 +173,15 @@ def _broadcast_pair(a, b, shape):
     return [x if tuple(x.shape) == shape else be.broadcast_to(x, shape) for x in (a, b)]
 
 
-def solve_fields(optic, targets, first_order=None, *, tol=None, max_iter=MAX_ITERATIONS):
+def solve_fields(system, targets, *, tol=None, max_iter=MAX_ITERATIONS):
     """Solve for the object-space field parameters of requested chief-ray image heights.
 
     Parameters
     ----------
-    optic : Optic
+    system : Optic or PreparedSystem
         The system (any field type: only its geometry and aperture matter).
     targets : array, shape (m, 2)
         Requested global (x, y) on the image surface in mm; may be attached.
-    first_order : ParaxialData, optional
-        ``paraxial(optic)``; computed when not given.
     tol : float, optional
         Tolerance on |I − h| in mm; default ``ROUND_OFF_CONSTANT · eps ·
         max(1, max|h|, total track, |object distance|)``.
@@ -187,13 +197,13 @@ def solve_fields(optic, targets, first_order=None, *, tol=None, max_iter=MAX_ITE
     SolveError
         See :func:`solve_real_image_height`.
     """
-    return _solve(optic, be.asarray(targets), first_order, tol, max_iter)
+    system = prepare(system)
+    return _solve(system.optic, be.asarray(targets), system.first_order, tol, max_iter)
 
 
 def _solve(optic, targets, first_order, tol, max_iter, unique=None):
     """Solve for targets (n, 2); with ``unique = (first, inverse)`` solve only
     targets[first] and expand by ``inverse``, each row corrected with its own target."""
-    first_order = paraxial(optic) if first_order is None else first_order
     distinct = targets if unique is None else targets[unique[0]]
     problem = _FieldProblem(optic, distinct, first_order)
     tol = problem.default_tolerance() if tol is None else tol
@@ -367,17 +377,14 @@ class _FieldProblem:
         raise_if_failed(result, self.targets, self.field_scale, tol, max_iter)
 
 
-def field_jacobian(optic, q, first_order=None):
+def field_jacobian(system, q):
     """∂I/∂q of the chief ray's image intercept, by the solve's central differences.
 
     Parameters
     ----------
-    optic : Optic
-        The system.
+    system : Optic or PreparedSystem
     q : array, shape (m, 2)
         Object-space field parameters (slopes, or object heights in mm).
-    first_order : ParaxialData, optional
-        ``paraxial(optic)``; computed when not given.
 
     Returns
     -------
@@ -386,7 +393,7 @@ def field_jacobian(optic, q, first_order=None):
         on the image surface; the matrix the Newton steps and the implicit
         correction use.
     """
-    first_order = paraxial(optic) if first_order is None else first_order
+    system = prepare(system)
     q = be.detach(be.asarray(q))
     with be.no_grad():
-        return _FieldProblem(optic, q, first_order).jacobian(q)
+        return _FieldProblem(system.optic, q, system.first_order).jacobian(q)

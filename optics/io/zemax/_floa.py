@@ -23,7 +23,7 @@ from ..._paraxial import paraxial
 from ...errors import LensFileError
 from ...frames import surface_frames
 from ...system import Aperture
-from ...trace.entry import trace_rays
+from ...trace.entry import trace_surfaces
 from ._glass import ZemaxWarning
 
 MAX_ITERATIONS = 50
@@ -55,7 +55,7 @@ def size_stop(optic, limits, source):
     semi = 1.0
     for _ in range(MAX_ITERATIONS):
         optic.aperture = Aperture("stop_diameter", 2.0 * semi)
-        path = trace_rays(optic, 0.0, 0.0, 0.0, 1.0, record=True)
+        path = trace_surfaces(optic, (0.0, 0.0), (0.0, 1.0))
         ratio = math.inf
         for index, limit in limits.items():
             ray = path[index]

@@ -32,7 +32,7 @@ from ...errors import LensFileError
 from ...frames import surface_frames
 from ...solvers import ROUND_OFF_CONSTANT
 from ...trace.launch import launch_rays
-from ...trace.propagate import propagate
+from ...trace.prepared import propagate
 from ._glass import ZemaxWarning
 
 IMAGE_HEIGHT_TYPES = ("paraxial_image_height", "real_image_height")

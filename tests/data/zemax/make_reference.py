@@ -130,7 +130,7 @@ def launched(optic):
     try:
         first_order = paraxial(optic)
         hx, hy, px, py = (be.asarray([r[i] for r in RAYS]) for i in range(1, 5))
-        qx, qy = field_parameters(optic, hx, hy, first_order)[:2]
+        qx, qy = field_parameters(optic, hx, hy)[:2]
         wavelength = be.asarray(optic.primary_wavelength)
         rays = launch(optic, qx, qy, px, py, wavelength, first_order)
     finally:

@@ -11,7 +11,7 @@ final concatenation).  Every ray is computed by the same elementwise
 arithmetic as in one batch, so the results are bit-identical.
 
 Whether and how large: :func:`optics.backend.ray_block_size` (the backend's
-``ray_block`` capability; one batch while a gradient records, inside a
+``ray_block`` capability, or the method's ``block``; one batch while a gradient records, inside a
 compiled graph, on an accelerator or for JAX).  The solver warnings of the
 blocks are merged (:func:`optics.solvers.grouped_rejections`): one grouped
 warning per solve name and trace, with the counts of every block.
@@ -24,12 +24,12 @@ import math
 
 import numpy as np
 
-from .. import backend as be
-from ..rays import Rays
-from ..solvers import grouped_rejections
+from ... import backend as be
+from ...rays import Rays
+from ...solvers import grouped_rejections
 
 
-def in_blocks(run, inputs):
+def in_blocks(run, inputs, block=None):
     """``run(*inputs)``, block by block along the last axis of the inputs' broadcast shape.
 
     Parameters
@@ -43,6 +43,9 @@ def in_blocks(run, inputs):
         Broadcast together.  An input whose last axis is the broadcast
         shape's last axis is sliced; the others (scalars, size-1 axes) pass
         whole to every block.
+    block : int, optional
+        Rays per block where blocking applies (``be.ray_block_size`` says
+        whether, and how many by default).
 
     Returns
     -------
@@ -53,6 +56,8 @@ def in_blocks(run, inputs):
     arrays = [v for v in inputs if be.is_array(v)]
     shape = tuple(np.broadcast_shapes(*(tuple(v.shape) for v in arrays))) if arrays else ()
     size = be.ray_block_size(*arrays)
+    if size is not None and block is not None:
+        size = block
     if size is None or not shape or math.prod(shape) <= size:
         return run(*inputs)
     n = shape[-1]

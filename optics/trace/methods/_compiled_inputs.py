@@ -1,6 +1,6 @@
 """The inputs of a compiled trace: padding, per-ray parameter views, media, topology.
 
-Helpers of :mod:`optics.compiled`; nothing here compiles anything.
+Helpers of :mod:`optics.trace.methods.compiled`; nothing here compiles anything.
 """
 
 from __future__ import annotations
@@ -8,9 +8,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 
-from .. import backend as be
-from ..materials import index_at
-from ..surfaces import media
+from ... import backend as be
+from ...surfaces import media
 
 
 class PerRayViews:
@@ -87,17 +86,6 @@ def unpadded(array, shape, n):
     if not array.ndim:
         return array
     return be.reshape(array if array.shape[0] == n else array[:n], shape)
-
-
-def media_indices(surfaces, wavelength):
-    """Index of the medium after each surface; one array object per distinct material."""
-    by_material, out = {}, []
-    for material, _ in media(surfaces):
-        key = id(material)
-        if key not in by_material:
-            by_material[key] = index_at(material, wavelength)
-        out.append(by_material[key])
-    return tuple(out)
 
 
 def topology(optic):

@@ -14,7 +14,7 @@ What runs where:
   image height solve included) and the refractive indices of the media; these
   are cheap scalar work with host syncs and warnings of their own;
 - in the graph: the launch and, surface by surface, exactly the eager code of
-  :func:`optics.trace.propagate.through_surface`.  Newton solves notice the
+  :func:`optics.trace.loop.through_surface`.  Newton solves notice the
   compilation (:func:`optics.solvers.resolve_settings`) and take a fixed number of masked steps
   with no data-dependent exit (``static`` solve), so there are no graph breaks.
 
@@ -49,35 +49,28 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .. import backend as be
-from .._paraxial import paraxial
-from ..errors import ConfigurationError
-from ..frames import surface_frames
-from ..geometry.newton_base import NewtonRaphsonGeometry
-from ..rays import Rays
-from ..solvers import current_settings, forced_iterations
-from ._compiled_inputs import PerRayViews, media_indices, padded, topology, unpadded
-from ._compiled_kernels import (
-    RAY_FIELDS,
-    launch_and_trace,
-    roots_only,
-    trace_only,
-    with_flags,
-    with_roots,
-)
+from ... import backend as be
+from ...errors import ConfigurationError
+from ...geometry.newton_base import NewtonRaphsonGeometry
+from ...rays import Rays
+from ...solvers import current_settings, forced_iterations
+from ..aim import aim
+from ..loop import RAY_FIELDS, Traced
+from ..prepared import prepare
+from ..real_image_height import field_parameters
+from ._compiled_inputs import PerRayViews, padded, topology, unpadded
+from ._compiled_kernels import launch_and_trace, roots_only
 from ._compiled_retrace import retrace_unconverged
-from .aim import aim, aiming_mode, with_aiming
-from .real_image_height import field_parameters
+from .base import RayBatch, TraceMethod
 
 __all__ = [
     "DEFAULT_COMPILER",
     "DEFAULT_NEWTON_ITERATIONS",
+    "Compiled",
     "batch_bucket",
     "cache_entries",
     "clear_cache",
     "explain_trace",
-    "propagate_compiled",
-    "trace_rays_compiled",
 ]
 
 #: TorchDynamo backend used when a caller does not name one (tests set "aot_eager").
@@ -160,21 +153,12 @@ def batch_bucket(n: int) -> int:
     return 8 << k  # pragma: no cover - m = 8 always reaches n
 
 
-def trace_rays_compiled(
-    optic, hx, hy, px, py, wavelength=None, *, compiler=None, newton_iterations=None, aiming=None
-):
-    """Trace real rays to the image surface as one compiled graph (torch or jax backend).
+@dataclasses.dataclass(frozen=True, repr=False)
+class Compiled(TraceMethod):
+    """The launch and the whole surface loop as one compiled graph (torch or jax backend).
 
     Parameters
     ----------
-    optic : Optic
-        The system.
-    hx, hy : float or array
-        Normalized field coordinates.
-    px, py : float or array
-        Normalized pupil coordinates; all inputs broadcast together.
-    wavelength : float or array, optional
-        Wavelength(s) in micrometres; the primary wavelength by default.
     compiler : str, optional
         TorchDynamo backend: ``"inductor"`` (fused kernels, tens of seconds
         to compile on 2 cores) or ``"aot_eager"`` (no code generation; for
@@ -183,35 +167,34 @@ def trace_rays_compiled(
         Masked Newton steps per Newton surface; by default the count of an
         enclosing ``forced_iterations`` block, else
         :data:`DEFAULT_NEWTON_ITERATIONS`.
-    aiming : {"paraxial", "real"}, optional
-        Overrides the optic's ``[aiming] mode``; a real aim is solved eagerly,
-        before the graph, which launches the aimed rays.
-
-    Returns
-    -------
-    Rays
-        As :func:`optics.trace.trace_rays`, shaped like the broadcast inputs.
 
     Raises
     ------
     ConfigurationError
-        On a backend that cannot compile (NumPy).
+        On a backend that cannot compile (NumPy), and for a batch that asks
+        for rays along the way or clips only some rays.
     """
-    optic = with_aiming(optic, aiming)
-    context, inputs, aimed = _launch_inputs(optic, hx, hy, px, py, wavelength)
-    rays = _run("launch", optic, context, inputs, 4, compiler, newton_iterations)
+
+    compiler: str | None = None
+    newton_iterations: int | None = None
+    name = "compiled"
+    keeps_surfaces = False
+
+    def trace(self, system, batch: RayBatch) -> Traced:
+        _require_compilable()
+        if batch.keep or batch.clip is not True:
+            raise ConfigurationError(
+                "the compiled trace method returns the rays at the image only, every clear "
+                "aperture applied (method='eager' or 'blocked' records the surfaces on the way)"
+            )
+        rays = _compiled_trace(system, batch, self.compiler, self.newton_iterations)
+        return Traced(rays, {})
+
+
+def _compiled_trace(system, batch, compiler, newton_iterations):
+    context, inputs, aimed = _launch_inputs(system, batch)
+    rays = _run(system, context, inputs, compiler, newton_iterations)
     return rays if aimed is None else rays.replace(valid=be.logical_and(rays.valid, aimed))
-
-
-def propagate_compiled(optic, rays: Rays, *, compiler=None, newton_iterations=None):
-    """:func:`optics.trace.propagate` (without ``record``) as one compiled graph.
-
-    For callers that launch their own rays (merit functions).  Parameters as
-    in :func:`trace_rays_compiled`; ``rays`` are global, in object space.
-    """
-    _require_compilable()
-    inputs = [getattr(rays, name) for name in RAY_FIELDS]
-    return _run("propagate", optic, None, inputs, 6, compiler, newton_iterations)
 
 
 def cache_entries() -> list[CompiledTrace]:
@@ -227,18 +210,16 @@ def clear_cache() -> None:
 # --- machinery ---------------------------------------------------------------------------
 
 
-def _launch_inputs(optic, hx, hy, px, py, wavelength):
-    """The eager part of a compiled trace: first-order data, object-space fields, the aim.
+def _launch_inputs(system, batch):
+    """The eager part of a compiled trace: the aim, before the graph.
 
-    Returns the context, the kernel inputs and, under real aiming, the mask of
-    rays whose aim converged (None otherwise).
+    Returns the context (optic, first-order data), the kernel inputs and,
+    under real aiming, the mask of rays whose aim converged (None otherwise).
     """
-    _require_compilable()
-    wavelength = optic.primary_wavelength if wavelength is None else wavelength
-    first_order = paraxial(optic)
-    qx, qy = field_parameters(optic, hx, hy, first_order)
+    optic, first_order = system.optic, system.first_order
+    qx, qy, px, py, wavelength = batch.qx, batch.qy, batch.px, batch.py, batch.wavelength
     aimed = None
-    if aiming_mode(optic) == "real":
+    if system.aiming == "real":
         result = aim(optic, qx, qy, px, py, be.asarray(wavelength), first_order)
         px, py, aimed = result.px, result.py, result.converged
     # The wavelength stays as given: a Python number lets the media's indices be
@@ -250,22 +231,20 @@ def _launch_inputs(optic, hx, hy, px, py, wavelength):
 def _require_compilable():
     if not be.can_compile():
         raise ConfigurationError(
-            f"compiled=True needs a backend that compiles graphs, not {be.get_backend()!r} "
+            f"method='compiled' needs a backend that compiles graphs, not {be.get_backend()!r} "
             "(be.set_backend('torch') or 'jax', or `with be.using('jax'):`); "
             "the NumPy backend traces eagerly only"
         )
 
 
-def _prepare(
-    kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations, roots=None
-):
+def _prepare(system, context, inputs, compiler, newton_iterations, roots=None):
     """Pad the per-ray inputs to the bucket; the kernel, its arguments and the cache key.
 
-    ``roots``: a list to collect the Newton roots in (``kind`` "roots"), or the
-    roots to give the Newton surfaces (a tuple, one per Newton surface).
+    ``roots``: None for the graph that traces; a list for the no-grad pass
+    that returns the Newton roots; a tuple of them for the gradient pass.
     """
     compiler = DEFAULT_COMPILER if compiler is None else compiler
-    given_wavelength = inputs[wavelength_slot]
+    given_wavelength = inputs[4]
     inputs = [be.asarray(a) for a in inputs]
     iterations = newton_iterations
     if iterations is None:
@@ -278,28 +257,34 @@ def _prepare(
     flat = [
         padded(a, shape, n, bucket) if varies else views(a) for a, varies in zip(inputs, per_ray)
     ]
-    surfaces = optic.surfaces
+    optic = system.optic
     viewed = {}  # one view per medium: the same object before and after means no refraction
     if not isinstance(given_wavelength, numbers.Real):
-        given_wavelength = flat[wavelength_slot]
-    indices = tuple(
-        viewed.setdefault(id(a), views(a)) for a in media_indices(surfaces, given_wavelength)
-    )
-    frames = [views.frame(frame) for frame in surface_frames(surfaces)]
-    if context is not None:
-        context = (context[0], views.dataclass(context[1]))
-    surfaces = [views.surface(surface) for surface in surfaces]
-    if roots is not None:
-        surfaces = with_roots(surfaces, roots)
-    if kind in ("launch", "propagate"):
-        surfaces = with_flags(surfaces)  # the unconverged rays come out (a no-op without Newton)
-    arguments = (surfaces, frames, indices, context, *flat)
+        given_wavelength = flat[4]
+    indices = tuple(viewed.setdefault(id(a), views(a)) for a in system.indices(given_wavelength))
+    frames = [views.frame(frame) for frame in system.frames]
+    context = (context[0], views.dataclass(context[1]))
+    surfaces = [views.surface(surface) for surface in optic.surfaces]
+    collect = isinstance(roots, list)
+    given = tuple(roots) if isinstance(roots, tuple) else ()
+    newton = any(isinstance(s.geometry, NewtonRaphsonGeometry) for s in optic.surfaces)
+    flagged = newton and not collect  # the unconverged rays come out, to be traced again
+    arguments = (surfaces, frames, indices, context, given, flagged, *flat)
     kinds = tuple((str(a.dtype), be.device_of(a)) for a in flat)
     options = tuple(sorted(INDUCTOR_OPTIONS.items())) if compiler == "inductor" else ()
-    given = isinstance(roots, tuple)
-    key = (kind, topology(optic), kinds, bucket, per_ray, compiler, options, iterations, given)
-    kernel = {"launch": launch_and_trace, "propagate": trace_only}.get(kind, roots_only)
-    newton = any(isinstance(s.geometry, NewtonRaphsonGeometry) for s in optic.surfaces)
+    kind = "roots" if collect else "trace"
+    key = (
+        kind,
+        topology(optic),
+        kinds,
+        bucket,
+        per_ray,
+        compiler,
+        options,
+        iterations,
+        bool(given),
+    )
+    kernel = roots_only if collect else launch_and_trace
     budget = NEWTON_MEMORY_BUDGET if newton and not given else MEMORY_BUDGET
     return _Call(kernel, arguments, key, compiler, iterations, budget, shape, n)
 
@@ -318,23 +303,19 @@ class _Call:
     n: int
 
 
-def _run(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations):
+def _run(system, context, inputs, compiler, newton_iterations):
     """Call (compiling on first use) the cached graph, and cut the padding off its result."""
     roots = None
-    newton = any(isinstance(s.geometry, NewtonRaphsonGeometry) for s in optic.surfaces)
+    newton = any(isinstance(s.geometry, NewtonRaphsonGeometry) for s in system.surfaces)
     # Only a tape (torch) gains: JAX's backward recomputes the forward anyway, and one
     # pass is faster there (Chebyshev variant, 1e6 rays: 1.06 s against 1.46 s).
     if TWO_PASS_NEWTON and newton and be.grad_active() and be.autodiff_kind() == "tape":
         with be.no_grad():
-            sink = []
-            first = (kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations)
-            call = _prepare(f"roots-{kind}", *first[1:], roots=sink)
+            call = _prepare(system, context, inputs, compiler, newton_iterations, roots=[])
             with forced_iterations(call.iterations):
                 roots = tuple(_entry(call).function(*call.arguments))
         newton_iterations = 0  # the gradient graph takes the roots: no Newton step
-    call = _prepare(
-        kind, optic, context, inputs, wavelength_slot, compiler, newton_iterations, roots
-    )
+    call = _prepare(system, context, inputs, compiler, newton_iterations, roots)
     entry = _entry(call)
     started = time.perf_counter()
     with forced_iterations(call.iterations):
@@ -343,22 +324,25 @@ def _run(kind, optic, context, inputs, wavelength_slot, compiler, newton_iterati
         entry.first_call_seconds = time.perf_counter() - started
     entry.calls += 1
     fields = {name: unpadded(getattr(out, name), call.shape, call.n) for name in RAY_FIELDS}
-    fields["wavelength"] = be.asarray(inputs[wavelength_slot])
+    fields["wavelength"] = be.asarray(inputs[4])
     rays = Rays(**fields)
     if unconverged is None:
         return rays
     unconverged = unpadded(unconverged, call.shape, call.n)
-    return retrace_unconverged(kind, optic, context, inputs, rays, unconverged)
+    return retrace_unconverged(system, inputs, rays, unconverged)
 
 
-def explain_trace(optic, hx, hy, px, py, wavelength=None, *, newton_iterations=None):
-    """TorchDynamo's capture of the compiled kernel of :func:`trace_rays_compiled`.
+def explain_trace(optic, field, pupil, wavelength=None, *, newton_iterations=None):
+    """TorchDynamo's capture of the compiled kernel of a compiled trace.
 
     Returns a :class:`optics.backend.CompileReport`; ``graph_break_count == 0``
     means the launch and every surface become one graph.  Nothing is cached.
     """
-    context, inputs, _ = _launch_inputs(optic, hx, hy, px, py, wavelength)
-    call = _prepare("launch", optic, context, inputs, 4, "eager", newton_iterations)
+    system = prepare(optic)
+    wavelength = system.optic.primary_wavelength if wavelength is None else wavelength
+    batch = RayBatch(*field_parameters(system, *field), *pupil, wavelength)
+    context, inputs, _ = _launch_inputs(system, batch)
+    call = _prepare(system, context, inputs, "eager", newton_iterations)
     with forced_iterations(call.iterations):
         return be.explain_compile(call.kernel, *call.arguments)
 

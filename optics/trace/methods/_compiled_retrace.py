@@ -18,31 +18,25 @@ as before.
 
 from __future__ import annotations
 
-from .. import backend as be
-from ..rays import Rays
-from ..solvers import forced_iterations
-from .launch import launch_rays
-from .propagate import propagate
+from ... import backend as be
+from ...solvers import forced_iterations
+from ..launch import launch_rays
+from ..prepared import propagate
 
 #: Fields the replacement writes; the wavelength is the caller's input.
 _REPLACED = ("x", "y", "z", "L", "M", "N", "intensity", "opd", "valid")
 
 
-def retrace_unconverged(kind, optic, context, inputs, rays, unconverged):
+def retrace_unconverged(system, inputs, rays, unconverged):
     """``rays`` with the rays flagged in ``unconverged`` traced again eagerly.
 
     Parameters
     ----------
-    kind : {"launch", "propagate"}
-        The kernel: ``inputs`` are (qx, qy, px, py, wavelength) launched with
-        ``context`` = (optic, first-order data), or the ray fields in
-        object space (``optics.trace.compiled.RAY_FIELDS`` order).
-    optic : Optic
-        The system.
-    context : tuple or None
-        As given to the kernel.
+    system : PreparedSystem
+        The system traced.
     inputs : list
-        The kernel's inputs before padding, broadcasting to ``rays``' shape.
+        The kernel's inputs (qx, qy, px, py, wavelength) before padding,
+        broadcasting to ``rays``' shape.
     rays : Rays
         The graph's result, in the broadcast shape.
     unconverged : bool array
@@ -69,11 +63,8 @@ def retrace_unconverged(kind, optic, context, inputs, rays, unconverged):
 
     # The eager loop's own step limit, whatever count a caller forced on the graph.
     with forced_iterations(None):
-        if kind == "launch":
-            first_order = context[1]
-            again = propagate(optic, launch_rays(optic, *map(subset, inputs), first_order))
-        else:
-            again = propagate(optic, Rays(*map(subset, inputs)))
+        launched = launch_rays(system.optic, *map(subset, inputs), system.first_order)
+        again = propagate(system, launched)
     replaced = {
         name: be.reshape(be.scatter(flat(getattr(rays, name)), mask, getattr(again, name)), shape)
         for name in _REPLACED
