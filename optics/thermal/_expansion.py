@@ -2,9 +2,11 @@
 
 :func:`at_environment` returns a new Optic (the input is not changed): every medium's
 index is the one at the new (T, P) (:func:`optics.thermal.material_at`) and the
-prescription expands from the optic's own temperature by ΔT:
+prescription expands from the optic's own temperature T1 to T2.  A length follows
+L(T) = L(20 °C) (1 + α (T − 20 °C)), so it scales by (1 + α (T2 − 20)) / (1 + α (T1 − 20))
+(1 + α (T2 − T1) from 20 °C; going to T2 and back gives the prescription back exactly):
 
-- the thickness after surface ``i`` scales by 1 + α ΔT with the α of the medium that fills
+- the thickness after surface ``i`` scales so with the α of the medium that fills
   it: a glass's catalog α (or ``Environment.cte[i]``), and for air the spacer's,
   ``cte[i]`` or ``mount_cte``; the object distance does not change, the image distance
   (the last gap) expands with its spacer, so a detector rides on the mount;
@@ -28,7 +30,7 @@ from ..geometry.base import is_plain
 from ..materials import Air
 from ..surfaces import media
 from ..system import Optic
-from ._environment import DEFAULT_ENVIRONMENT
+from ._environment import DEFAULT_ENVIRONMENT, REFERENCE_TEMPERATURE
 from ._index import (
     ThermalWarning,
     expansion_coefficient,
@@ -144,10 +146,15 @@ def at_environment(optic, temperature=None, pressure=None, *, environment=None):
     if pressure is not None:
         changes["pressure"] = pressure
     target = dataclasses.replace(target, **changes) if changes else target
-    delta = target.temperature - current.temperature
     gaps = gap_expansions(optic, target)
-    thickness_scale = [1.0 + alpha * delta for alpha in gaps]
-    surface_scale = [1.0 + alpha * delta for alpha in _radius_expansions(optic, gaps)]
+
+    def scale(alpha):  # lengths L(T) = L(20 °C) (1 + α (T − 20)): exact round trips
+        return (1.0 + alpha * (target.temperature - REFERENCE_TEMPERATURE)) / (
+            1.0 + alpha * (current.temperature - REFERENCE_TEMPERATURE)
+        )
+
+    thickness_scale = [scale(alpha) for alpha in gaps]
+    surface_scale = [scale(alpha) for alpha in _radius_expansions(optic, gaps)]
     return _rebuild(optic, target, thickness_scale, surface_scale, "")
 
 
