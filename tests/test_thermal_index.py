@@ -159,3 +159,25 @@ def test_scaled_surface_is_the_same_shape_magnified(name):
         got = be.to_numpy(scaled.sag(x * s, y * s))
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-13)
     assert scaled is not geometry
+
+
+def test_catalog_cte_comes_from_the_database_and_agf_ed_lines():
+    from optics.io.agf import parse_agf
+    from optics.thermal import expansion_coefficient
+
+    # refractiveindex.info data/specs/schott/optical/N-BK7.yml: thermal_expansion −30/+70 °C
+    assert expansion_coefficient(BK7) == 7.1e-6
+    assert expansion_coefficient(Abbe(1.5, 60.0)) is None
+    text = "\r\n".join(
+        [
+            "NM GLASS-A 2 517642 1.5168 64.17 0 1 0",
+            "ED 7.1 8.3 2.51 -0.0009 0",
+            "CD 1.03961212 0.00600069867 0.231792344 0.0200179144 1.01046945 103.560653",
+            "NM GLASS-B 2 517642 1.5168 64.17 0 1 0",
+            "ED x",  # informative: an unreadable ED never stops the catalog
+            "CD 1.03961212 0.00600069867 0.231792344 0.0200179144 1.01046945 103.560653",
+        ]
+    )
+    catalog = parse_agf(text, "test.agf")
+    assert catalog.glasses["GLASS-A"].dispersion("a").expansion == pytest.approx(7.1e-6)
+    assert catalog.glasses["GLASS-B"].dispersion("b").expansion is None

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .. import backend as be
 from .._paraxial import paraxial
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, OpticsError
 from ..surfaces import media
 from ..trace import trace_bundle
 from ._expansion import _solid, at_environment, environment_of, gap_expansions
@@ -62,6 +62,8 @@ def best_focus_offset(optic, wavelength=None):
     )
     rays = bundle.rays
     valid = rays.valid[0, 0]
+    if not bool(be.item(be.any(valid))):
+        raise OpticsError("best focus: no ray of the axial bundle reaches the image surface")
     slope = be.where(valid, rays.M[0, 0] / be.where(valid, rays.N[0, 0], 1.0), 0.0)
     height = be.where(valid, rays.y[0, 0], 0.0)
     return -be.sum(height * slope) / be.sum(slope * slope)

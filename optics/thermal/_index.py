@@ -200,9 +200,9 @@ def _warn(message):
 def warn_missing_dn_dt(names_to_surfaces: dict) -> None:
     """One ThermalWarning per medium without dn/dT data, naming the surfaces it fills."""
     for name, surfaces in names_to_surfaces.items():
-        listed = ", ".join(map(str, surfaces))
+        listed = ("surface " if len(surfaces) == 1 else "surfaces ") + ", ".join(map(str, surfaces))
         warnings.warn(
-            f"{name} (surface {listed}) has no dn/dT data: its absolute index is kept at "
+            f"{name} ({listed}) has no dn/dT data: its absolute index is kept at "
             "every temperature (dn/dT = 0)",
             ThermalWarning,
             stacklevel=4,
