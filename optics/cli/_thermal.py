@@ -59,25 +59,33 @@ def register(subparsers):
     )
     parser.add_argument("lens", metavar="LENS", help="lens file or built-in sample name")
     parser.add_argument(
-        "--from", dest="start", type=_temperature, default=-20.0, help="°C (default -20)"
+        "--from",
+        dest="start",
+        metavar="T1",
+        type=_temperature,
+        default=-20.0,
+        help="°C (default -20)",
     )
     parser.add_argument(
-        "--to", dest="stop", type=_temperature, default=60.0, help="°C (default 60)"
+        "--to", dest="stop", metavar="T2", type=_temperature, default=60.0, help="°C (default 60)"
     )
     parser.add_argument(
         "--steps",
+        metavar="N",
         type=_steps,
         default=8,
         help=f"temperature intervals: steps + 1 rows (default 8, at most {MAX_STEPS})",
     )
     parser.add_argument(
         "--pressure",
+        metavar="ATM",
         type=_pressure,
         default=None,
         help="air pressure in atm at every temperature (default: the lens file's, else 1)",
     )
     parser.add_argument(
         "--wavelength",
+        metavar="UM",
         type=wavelength_option,
         default=None,
         help="µm (default: the primary wavelength)",

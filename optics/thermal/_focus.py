@@ -196,7 +196,9 @@ def _focus_table(optic, temperatures, pressure, wavelength, best_focus):
     wavelength = _wavelength(optic, wavelength)
     reference = environment_of(optic)
     base = _at_reference(optic, None, pressure)
-    base_offset = float(be.item(paraxial_focus_offset(base, wavelength)))
+    # the same host arithmetic as the rows, so the reference row is exactly 0 in float32 too
+    base_gap = float(be.item(base.surfaces[base.image_index - 1].thickness))
+    base_offset = float(be.item(paraxial(base, wavelength).bfl)) - base_gap
     base_best = float(be.item(best_focus_offset(base, wavelength))) if best_focus else None
     rows = {"efl": [], "back_focus": [], "image_distance": [], "focus_shift": [], "best": []}
     for temperature in temperatures:
