@@ -17,11 +17,13 @@ from optics.materials import CatalogGlass
 from optics.optimize import Operand, Problem
 from optics.thermal import (
     Environment,
+    ThermalWarning,
     at_environment,
     focus_shift_at,
     index_at_temperature,
     thermal_focus_shift,
 )
+from optics.trace import trace_bundle
 
 E_LINE = 0.546074
 BK7_CTE = 7.1e-6  # N-BK7 data sheet, α(−30/+70 °C)
@@ -219,3 +221,33 @@ def test_cli_bad_input_is_one_line_and_status_2(capsys, argv):
     assert main(["thermal", "singlet", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("optics thermal: error:")
+
+
+def test_a_model_glass_warns_once_and_does_not_expand():
+    data = lensfile.optic_to_dict(singlet())
+    data["surfaces"][1]["material"] = {"nd": 1.5168, "vd": 64.17}
+    lens = lensfile.optic_from_dict(data)
+    with pytest.warns(ThermalWarning) as record:
+        hot = at_environment(lens, 60.0)
+    messages = [str(w.message) for w in record]
+    assert len(messages) == 2  # one for dn/dT, one for the expansion
+    assert any("model glass nd=1.5168, vd=64.17 (surface 1) has no dn/dT" in m for m in messages)
+    assert any("surface 1: model glass" in m and "no thermal expansion" in m for m in messages)
+    assert hot.surfaces[1].geometry.radius == RADIUS and hot.surfaces[1].thickness == CENTRE
+    given = lensfile.optic_from_dict({**data, "environment": {"cte": {"1": 7.1e-6}}})
+    with pytest.warns(ThermalWarning, match="dn/dT"):
+        hot = at_environment(given, 60.0)
+    assert hot.surfaces[1].thickness == pytest.approx(CENTRE * (1 + 40 * 7.1e-6), abs=1e-14)
+
+
+def test_the_expanded_optic_traces_alike_on_every_backend(backend):
+    hot = at_environment(singlet(), 60.0)
+    py = be.asarray([0.5, 1.0])
+    bundle = trace_bundle(hot, fields=[(0.0, 0.0)], wavelengths=[E_LINE], pupil=(0.0 * py, py))
+    y = be.to_numpy(bundle.rays.y)[0, 0]
+    with be.using("numpy"):
+        py = be.asarray([0.5, 1.0])
+        reference = trace_bundle(
+            hot, fields=[(0.0, 0.0)], wavelengths=[E_LINE], pupil=(0.0 * py, py)
+        )
+    np.testing.assert_allclose(y, be.to_numpy(reference.rays.y)[0, 0], rtol=0, atol=1e-12)
