@@ -53,19 +53,22 @@ def environment_of(optic):
     return getattr(optic, "environment", None) or DEFAULT_ENVIRONMENT
 
 
-def gap_expansions(optic, environment=None) -> list:
-    """α (1/K) of what sets each thickness: one float per surface (0 for the object gap).
+def gap_expansions(optic, environment=None, *, warn=True) -> list:
+    """α (1/K) of what sets each thickness: one float per surface (0 for the object gap
+    and the image surface).
 
     Parameters
     ----------
     optic : Optic
     environment : Environment, optional
         Whose ``mount_cte`` and ``cte`` apply; the optic's by default.
+    warn : bool
+        Warn (:class:`ThermalWarning`, once per glass) where a glass has no α (0 is used).
     """
     environment = environment or environment_of(optic)
     alphas = [0.0]
     warned = set()
-    for i, (medium, _) in enumerate(media(optic.surfaces)[1:], start=1):
+    for i, (medium, _) in enumerate(media(optic.surfaces)[1:-1], start=1):
         if i in environment.cte:
             alphas.append(environment.cte[i])
         elif not _solid(medium):
@@ -74,7 +77,7 @@ def gap_expansions(optic, environment=None) -> list:
             alpha = expansion_coefficient(medium)
             if alpha is None:
                 name = material_name(medium)
-                if name not in warned:
+                if warn and name not in warned:
                     warned.add(name)
                     warnings.warn(
                         f"surface {i}: {name} has no thermal expansion data; α = 0 is used "
@@ -84,7 +87,7 @@ def gap_expansions(optic, environment=None) -> list:
                     )
                 alpha = 0.0
             alphas.append(alpha)
-    return alphas
+    return alphas + [0.0]
 
 
 def _radius_expansions(optic, gaps) -> list:
@@ -146,7 +149,7 @@ def at_environment(optic, temperature=None, pressure=None, *, environment=None):
     if pressure is not None:
         changes["pressure"] = pressure
     target = dataclasses.replace(target, **changes) if changes else target
-    gaps = gap_expansions(optic, target)
+    gaps = gap_expansions(optic, target, warn=target.temperature != current.temperature)
 
     def scale(alpha):  # lengths L(T) = L(20 °C) (1 + α (T − 20)): exact round trips
         return (1.0 + alpha * (target.temperature - REFERENCE_TEMPERATURE)) / (
