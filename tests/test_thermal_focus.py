@@ -251,3 +251,31 @@ def test_the_expanded_optic_traces_alike_on_every_backend(backend):
             hot, fields=[(0.0, 0.0)], wavelengths=[E_LINE], pupil=(0.0 * py, py)
         )
     np.testing.assert_allclose(y, be.to_numpy(reference.rays.y)[0, 0], rtol=0, atol=1e-12)
+
+
+def _mirror(environment=None):
+    data = {
+        "aperture": {"type": "epd", "value": 20.0},
+        "wavelengths": {"values": [E_LINE]},
+        "surfaces": [
+            {"thickness": float("inf")},
+            {"radius": -200.0, "thickness": -100.0, "material": "mirror", "stop": True},
+            {},
+        ],
+    }
+    if environment is not None:
+        data["environment"] = environment
+    return lensfile.optic_from_dict(data)
+
+
+def test_a_mirror_on_the_mount_material_is_athermal():
+    # A spherical mirror (f = R/2 = 100 mm) and its detector on an aluminium spacer: with
+    # the substrate of the spacer's material everything scales alike and the focus stays
+    # on the detector; with a mirror that keeps its shape the spacer alone moves the
+    # detector by 100 mm · α · ΔT away from the mirror, the focus 94.4 µm in front of it.
+    same = _mirror({"mirror_cte": ALUMINIUM})
+    assert abs(float(focus_shift_at(same, 60.0))) < 1e-12
+    rigid = float(focus_shift_at(_mirror(), 60.0))
+    assert rigid == pytest.approx(100.0 * ALUMINIUM * 40.0, rel=1e-9)
+    back = lensfile.loads(lensfile.dumps(lensfile.optic_to_dict(same), "toml"), "toml")
+    assert back["environment"]["mirror_cte"] == ALUMINIUM

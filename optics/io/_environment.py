@@ -7,6 +7,7 @@
     pressure = 1.0            # atm (default 1; 0 is vacuum; 1 atm = 101325 Pa)
     mount_cte = 23.6e-6       # 1/K: the spacers of the air gaps (default aluminium)
     cte = { 4 = 12e-6 }       # 1/K per surface index: the medium after that surface
+    mirror_cte = 0.05e-6      # 1/K: substrates of mirrors in air (default: they keep shape)
 
 The prescription in the file is the one at that environment; indices are evaluated
 there (docs/thermal.md).  Without the table an optic is at the catalogs' reference
@@ -23,7 +24,7 @@ from ._values import check_keys, describe, is_number, real
 
 __all__ = ["ENVIRONMENT_KEYS", "environment_from_table", "environment_to_table"]
 
-ENVIRONMENT_KEYS = ("temperature", "pressure", "mount_cte", "cte")
+ENVIRONMENT_KEYS = ("temperature", "pressure", "mount_cte", "cte", "mirror_cte")
 
 
 def environment_from_table(table, where) -> Environment:
@@ -53,6 +54,8 @@ def environment_from_table(table, where) -> Environment:
                 f"{where}: key 'cte.{key}' must be a number (1/K), not {describe(value)}"
             )
         cte[int(text)] = value
+    if table.get("mirror_cte") is not None:
+        values["mirror_cte"] = real(table, "mirror_cte", where)
     try:
         return Environment(cte=cte, **values)
     except ConfigurationError as exc:
@@ -66,6 +69,8 @@ def environment_to_table(environment) -> dict:
         table["mount_cte"] = environment.mount_cte
     if environment.cte:
         table["cte"] = {str(i): value for i, value in sorted(environment.cte.items())}
+    if environment.mirror_cte is not None:
+        table["mirror_cte"] = environment.mirror_cte
     return table
 
 

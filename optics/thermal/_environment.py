@@ -41,12 +41,16 @@ class Environment:
         Per-surface expansion coefficients (1/K) that replace the default of the medium
         after surface ``i``: the spacer of an air gap, or the glass of an element (for
         glasses whose catalog gives no α, or to override it).  Keys are surface indices.
+    mirror_cte : float or None
+        α (1/K) of the substrates of mirrors in air, whose shape then scales with it;
+        None (the default): such mirrors keep their shape.
     """
 
     temperature: float = REFERENCE_TEMPERATURE
     pressure: float = 1.0
     mount_cte: float = ALUMINIUM_CTE
     cte: dict = field(default_factory=dict)
+    mirror_cte: float | None = None
 
     def __post_init__(self):
         _check(self.temperature, "temperature", "°C", lower=-273.15)
@@ -61,11 +65,15 @@ class Environment:
             _check(value, f"cte[{key}]", "1/K", lower=-_MAX_CTE, upper=_MAX_CTE)
             cte[int(key)] = float(value)
         object.__setattr__(self, "cte", cte)
+        if self.mirror_cte is not None:
+            _check(self.mirror_cte, "mirror_cte", "1/K", lower=-_MAX_CTE, upper=_MAX_CTE)
+            object.__setattr__(self, "mirror_cte", float(self.mirror_cte))
         for name in ("temperature", "pressure", "mount_cte"):
             object.__setattr__(self, name, float(getattr(self, name)))
 
     def __hash__(self):
-        return hash((self.temperature, self.pressure, self.mount_cte, tuple(sorted(self.cte))))
+        cte = tuple(sorted(self.cte.items()))
+        return hash((self.temperature, self.pressure, self.mount_cte, cte, self.mirror_cte))
 
 
 def _check(value, name, unit, *, lower, upper=math.inf, inclusive=False):

@@ -12,8 +12,9 @@ L(T) = L(20 °C) (1 + α (T − 20 °C)), so it scales by (1 + α (T2 − 20)) /
   (the last gap) expands with its spacer, so a detector rides on the mount;
 - a surface bounding a glass scales uniformly with that glass's α (the glass after it,
   else the one before it): radii, aspheric and freeform terms (a sag z(x, y) becomes
-  s z(x/s, y/s)), normalization radii and the semi-diameter; surfaces between two air
-  gaps (mirrors in air, stops, dummies) keep their shape.
+  s z(x/s, y/s)), normalization radii and the semi-diameter; a mirror in air scales so
+  with ``Environment.mirror_cte`` when it is given; other surfaces between two air gaps
+  (stops, dummies, mirrors without ``mirror_cte``) keep their shape.
 
 Decenters, tilts, ideal lenses and the system aperture and fields are kept.  Tensors
 stay attached: the expanded optic is differentiable in the input's parameters.
@@ -90,15 +91,18 @@ def gap_expansions(optic, environment=None, *, warn=True) -> list:
     return alphas + [0.0]
 
 
-def _radius_expansions(optic, gaps) -> list:
-    """α of the element each surface bounds: the glass after it, else the one before, else 0."""
+def _radius_expansions(optic, gaps, environment) -> list:
+    """α of the element each surface bounds: the glass after it, else the one before, else
+    for a mirror in air ``mirror_cte`` (when given), else 0."""
     solid = [_solid(medium) for medium, _ in media(optic.surfaces)]
     out = []
-    for i in range(len(optic.surfaces)):
-        if i > 0 and solid[i] and i < len(gaps):
+    for i, surface in enumerate(optic.surfaces):
+        if i > 0 and solid[i]:
             out.append(gaps[i])
         elif i > 1 and solid[i - 1]:
             out.append(gaps[i - 1])
+        elif surface.is_mirror and environment.mirror_cte is not None:
+            out.append(environment.mirror_cte)
         else:
             out.append(0.0)
     return out
@@ -157,7 +161,7 @@ def at_environment(optic, temperature=None, pressure=None, *, environment=None):
         )
 
     thickness_scale = [scale(alpha) for alpha in gaps]
-    surface_scale = [scale(alpha) for alpha in _radius_expansions(optic, gaps)]
+    surface_scale = [scale(alpha) for alpha in _radius_expansions(optic, gaps, target)]
     return _rebuild(optic, target, thickness_scale, surface_scale, "")
 
 

@@ -4,7 +4,8 @@ athermal summary.
 The image surface sits on the mount: the last gap expands with its spacer.  The
 *focus shift* at T is the paraxial focus measured from the image surface,
 ``bfl(T) − t_image(T)``, minus the same at the reference temperature (the optic's own);
-positive means the focus moves behind the image surface.  The *best-focus shift* is the
+positive means the focus moves toward +z (behind the image surface when the light reaches
+it travelling toward +z).  The *best-focus shift* is the
 same for the plane of the smallest RMS spot of the axial bundle (one fan of rays, equal
 pupil areas, closed form).  Every value at T is computed on ``at_environment(optic, T)``.
 """
@@ -179,7 +180,9 @@ def thermal_focus_shift(
     wavelength : float, optional
         µm; default the primary.
     best_focus : bool
-        Also trace the axial bundle for the best-focus shift.
+        Also trace the axial bundle for the best-focus shift (left out, with a
+        :class:`ThermalWarning`, where no axial ray reaches the image, as in an off-axis
+        mirror system).
 
     Returns
     -------
@@ -199,7 +202,13 @@ def _focus_table(optic, temperatures, pressure, wavelength, best_focus):
     # the same host arithmetic as the rows, so the reference row is exactly 0 in float32 too
     base_gap = float(be.item(base.surfaces[base.image_index - 1].thickness))
     base_offset = float(be.item(paraxial(base, wavelength).bfl)) - base_gap
-    base_best = float(be.item(best_focus_offset(base, wavelength))) if best_focus else None
+    base_best = None
+    if best_focus:
+        try:
+            base_best = float(be.item(best_focus_offset(base, wavelength)))
+        except OpticsError as exc:  # e.g. an off-axis mirror system: no axial bundle
+            warnings.warn(f"{exc}; the best-focus shift is left out", ThermalWarning, stacklevel=4)
+            best_focus = False
     rows = {"efl": [], "back_focus": [], "image_distance": [], "focus_shift": [], "best": []}
     for temperature in temperatures:
         hot = at_environment(optic, temperature, pressure)

@@ -69,10 +69,10 @@ def dumps(optic, source="<optic>") -> str:
 
 def _environment(table, source) -> str:
     """The ENVD line (temperature °C, pressure atm, indices adjusted) of ``[environment]``."""
-    if "mount_cte" in table or "cte" in table:
+    if {"mount_cte", "cte", "mirror_cte"} & set(table):
         warnings.warn(
-            f"{source}: [environment] mount_cte and cte have no .zmx form here and are not "
-            "written (OpticStudio keeps spacer expansion in per-surface TCE values)",
+            f"{source}: [environment] mount_cte, cte and mirror_cte have no .zmx form here "
+            "and are not written (OpticStudio keeps expansion in per-surface TCE values)",
             ZemaxWarning,
             stacklevel=3,
         )
