@@ -279,3 +279,19 @@ def test_a_mirror_on_the_mount_material_is_athermal():
     assert rigid == pytest.approx(100.0 * ALUMINIUM * 40.0, rel=1e-9)
     back = lensfile.loads(lensfile.dumps(lensfile.optic_to_dict(same), "toml"), "toml")
     assert back["environment"]["mirror_cte"] == ALUMINIUM
+
+
+def test_the_index_parameter_of_a_warm_model_glass_is_reachable():
+    from optics.params import get_param, set_param
+
+    data = lensfile.optic_to_dict(singlet())
+    data["surfaces"][1]["material"] = {"nd": 1.5168, "vd": 64.17}
+    data["environment"] = {"temperature": 40.0}
+    with pytest.warns(ThermalWarning):
+        warm = lensfile.optic_from_dict(data)
+    assert get_param(warm, "surfaces[1].material.index") == 1.5168
+    before = float(optics.paraxial(warm).efl)
+    set_param(warm, "surfaces[1].material.index", 1.6)
+    assert float(optics.paraxial(warm).efl) < before
+    with pytest.raises(optics.params.ParameterPathError, match="no index parameter"):
+        get_param(singlet(temperature=40.0), "surfaces[1].material.index")

@@ -131,7 +131,7 @@ def index_at_temperature(material, wavelength, temperature, pressure=1.0):
     return n_abs / air_index(wavelength, temperature, pressure)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class ThermalMaterial(Material):
     """A medium at a temperature and pressure other than its catalog's reference.
 
@@ -154,6 +154,26 @@ class ThermalMaterial(Material):
     def to_spec(self):
         """The base medium's lens-file value (the environment is written on its own)."""
         return self.base.to_spec()
+
+    # The base's index parameter, so that the path ``surfaces[i].material.index``
+    # (optics.params: ``value`` of a constant index, ``nd`` of an Abbe glass) reaches it.
+    @property
+    def value(self):
+        """The base's constant index (AttributeError when it has none)."""
+        return self.base.value
+
+    @value.setter
+    def value(self, new):
+        self.base.value = new
+
+    @property
+    def nd(self):
+        """The base's d-line index (AttributeError when it has none)."""
+        return self.base.nd
+
+    @nd.setter
+    def nd(self, new):
+        self.base.nd = new
 
     @property
     def thermal(self):
