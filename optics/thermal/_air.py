@@ -59,11 +59,21 @@ def air_index(wavelength, temperature=20.0, pressure=1.0):
     OpticsError
         A temperature at or below the formula's pole, or a negative pressure.
     """
+    return 1.0 + standard_refractivity(wavelength) * density_factor(temperature, pressure)
+
+
+def standard_refractivity(wavelength):
+    """n_ref − 1 of standard air (15 °C, 1 atm) at ``wavelength`` (µm), Edlén 1953."""
+    lam2 = wavelength * wavelength
+    return 1e-8 * (_A + _B * lam2 / (_C * lam2 - 1.0) + _D * lam2 / (_E * lam2 - 1.0))
+
+
+def density_factor(temperature, pressure):
+    """P / (1 + 3.4785e-3 (T − 15)): (n_air − 1) / (n_ref − 1) at ``temperature`` °C and
+    ``pressure`` atm; OpticsError below the formula's pole or for a negative pressure."""
     scale = 1.0 + AIR_THERMAL_COEFFICIENT * (temperature - AIR_REFERENCE_TEMPERATURE)
     if not scale > 0:
         raise OpticsError(f"air index: temperature {temperature!r} °C is below the formula's range")
     if not pressure >= 0:
         raise OpticsError(f"air index: pressure must be >= 0 atm, not {pressure!r}")
-    lam2 = wavelength * wavelength
-    refractivity = 1e-8 * (_A + _B * lam2 / (_C * lam2 - 1.0) + _D * lam2 / (_E * lam2 - 1.0))
-    return 1.0 + refractivity * (pressure / scale)
+    return pressure / scale

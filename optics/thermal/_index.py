@@ -24,7 +24,7 @@ import warnings
 from dataclasses import dataclass
 
 from ..materials import Abbe, Air, CatalogGlass, ConstantIndex, Material
-from ._air import air_index
+from ._air import density_factor, standard_refractivity
 from ._environment import REFERENCE_TEMPERATURE
 
 __all__ = [
@@ -125,10 +125,11 @@ def index_at_temperature(material, wavelength, temperature, pressure=1.0):
     glass = _catalog(base)
     data = glass.thermal if glass is not None else None
     t0 = reference_temperature(base)
-    n_abs = base.index(wavelength) * air_index(wavelength, t0, 1.0)
+    refractivity = standard_refractivity(wavelength)  # shared by both air indices
+    n_abs = base.index(wavelength) * (1.0 + refractivity * density_factor(t0, 1.0))
     if data is not None and temperature != t0:
         n_abs = n_abs + absolute_index_change(n_abs, wavelength, data, temperature - t0)
-    return n_abs / air_index(wavelength, temperature, pressure)
+    return n_abs / (1.0 + refractivity * density_factor(temperature, pressure))
 
 
 @dataclass(eq=False)
