@@ -435,6 +435,9 @@ def add_model_glass(name: str, nd: float, vd: float) -> None:
 
 def material_source(material: Material) -> str:
     """Where a material's index comes from, in words (for tables and ``analyze --json``)."""
+    base = getattr(material, "base", None)  # optics.thermal.ThermalMaterial
+    if isinstance(base, Material):
+        return f"{material_source(base)}, at {material.temperature:g} °C, {material.pressure:g} atm"
     if isinstance(material, CatalogGlass):
         return f"{material.catalog}: {material.source}"
     if isinstance(material, Abbe):

@@ -103,6 +103,10 @@ class Optic:
     optimize: dict | None = None  # the lens file's raw [optimize] section
     aiming: str = "paraxial"  # one of AIMING_MODES (see optics.trace.aim)
     tolerance: dict | None = None  # the lens file's raw [tolerance] section
+    # optics.thermal.Environment (temperature, pressure, spacer expansion) at which the
+    # prescription is given; None: the catalogs' reference conditions (20 °C, 1 atm).
+    # Change it with optics.thermal.at_environment, which also sets the media's indices.
+    environment: object = None
 
     def __post_init__(self):
         self.validate()

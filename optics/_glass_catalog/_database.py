@@ -42,6 +42,9 @@ class Dispersion:
         where the source gives them; kept for thermal analysis, not used by the trace.
     origin : str
         Where the data come from: the database file, the AGF file or the vendor data sheet.
+    expansion : float or None
+        Coefficient of linear thermal expansion α(−30/+70 °C) in 1/K where the source
+        gives it (database ``thermal_expansion``, AGF ``ED``); for thermal analysis.
     """
 
     source: str
@@ -52,6 +55,7 @@ class Dispersion:
     wavelength_range: tuple | None = None
     thermal: object = None
     origin: str = ""
+    expansion: float | None = None
 
 
 # --- locating and reading the database -------------------------------------------------
@@ -119,6 +123,7 @@ def read_dispersion(path, source: str | None = None) -> Dispersion:
                 wavelength_range=valid,
                 thermal=thermal,
                 origin=origin,
+                expansion=_expansion(document),
             )
         if kind in (["tabulated", "n"], ["tabulated", "nk"]):
             return _table(source, entry["data"], origin)
@@ -146,6 +151,20 @@ def _thermal(document):
             # the database writes 20 °C as 293 K
             reference = float(kelvin) - 273.0 if kelvin else None
             return ThermalData(*values[:6], reference_temperature=reference)
+    return None
+
+
+def _expansion(document):
+    """α in 1/K of a data file's first ``thermal_expansion`` entry (−30/+70 °C in the
+    vendors' catalogs), or None."""
+    properties = document.get("PROPERTIES") or document.get("SPECS") or {}
+    for entry in properties.get("thermal_expansion") or []:
+        try:
+            value = float(entry.get("value", entry.get("coefficient", "")).split()[0])
+        except (AttributeError, ValueError, IndexError):
+            continue
+        if np.isfinite(value) and value != 0.0:
+            return value
     return None
 
 

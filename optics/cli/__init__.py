@@ -38,6 +38,7 @@ _SUBCOMMANDS = (
     "optics.cli._focal_shift",
     "optics.cli._lateral_color",
     "optics.cli._simulate",
+    "optics.cli._thermal",
 )
 
 

@@ -25,6 +25,8 @@ from ..system import (
     Optic,
     Wavelengths,
 )
+from ..thermal import with_environment
+from ._environment import check_surfaces, environment_from_table
 from ._values import (
     REQUIRED,
     check_keys,
@@ -48,6 +50,7 @@ TOP_LEVEL_KEYS = (
     "optimize",
     "aiming",
     "tolerance",
+    "environment",
 )
 APERTURE_KEYS = ("type", "value")
 FIELD_KEYS = ("type", "values", "object_telecentric", "weights")
@@ -116,8 +119,12 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
         if not isinstance(tolerance, Mapping):
             raise LensFileError(f"{source}: [tolerance] must be a table, not {describe(tolerance)}")
         tolerance = copy.deepcopy(dict(tolerance))
+    environment = data.get("environment")
+    if environment is not None:
+        environment = environment_from_table(environment, f"{source}: [environment]")
+        check_surfaces(environment, len(surfaces), f"{source}: [environment]")
     try:
-        return Optic(
+        optic = Optic(
             surfaces,
             aperture,
             fields,
@@ -129,6 +136,7 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
         )
     except ConfigurationError as exc:
         raise LensFileError(f"{source}: {exc}") from exc
+    return optic if environment is None else with_environment(optic, environment, where=source)
 
 
 # --- sections --------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from .. import backend as be
 from ..errors import OpticsError
+from ._environment import environment_to_table
 from ._schema import DEFAULT_SURFACE_TYPE
 
 
@@ -56,6 +57,8 @@ def optic_to_dict(optic) -> dict:
         data["optimize"] = plain_tree(copy.deepcopy(optic.optimize))
     if optic.tolerance is not None:
         data["tolerance"] = plain_tree(copy.deepcopy(optic.tolerance))
+    if getattr(optic, "environment", None) is not None:
+        data["environment"] = environment_to_table(optic.environment)
     return data
 
 

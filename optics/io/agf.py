@@ -11,7 +11,8 @@ Formats")::
     TD <D0> <D1> <D2> <E0> <E1> <λtk> <reference temperature, °C>
     OD ... (cost, resistances)    LD <λ min> <λ max> (µm)    IT <λ> <transmission> <thickness>
 
-Read here: NM, CD, TD and LD (and GC as the glass comment); the others are
+Read here: NM, CD, TD, LD, the first value of ED (α −30/+70 °C, 1e-6/K) and GC (the
+glass comment); the others are
 skipped.  :func:`read_agf` gives an :class:`AgfCatalog`, whose glasses give
 :class:`optics._glass_catalog.Dispersion` data through
 :meth:`AgfGlass.dispersion`.  The formulas are the 13 of OpticStudio
@@ -74,6 +75,8 @@ class AgfGlass:
         The ``TD`` line.
     wavelength_range : tuple of float or None
         The ``LD`` line, µm.
+    expansion : float or None
+        α(−30/+70 °C) of the ``ED`` line, 1/K (None when absent or 0).
     comment : str
     line : int
         1-based line of the ``NM`` record.
@@ -87,6 +90,7 @@ class AgfGlass:
     coefficients: tuple
     thermal: ThermalData | None = None
     wavelength_range: tuple | None = None
+    expansion: float | None = None
     mil: str = ""
     comment: str = ""
     line: int = 0
@@ -106,6 +110,7 @@ class AgfGlass:
             wavelength_range=self.wavelength_range,
             thermal=self.thermal,
             origin=origin or source,
+            expansion=self.expansion,
         )
 
 
@@ -181,6 +186,8 @@ def parse_agf(text: str, source: str = "<agf>", name: str = "agf") -> AgfCatalog
         elif key == "NM":
             _close(record, catalog, source)
             record = _new_record(words, number, source)
+        elif record is not None and key == "ED":
+            record["ED"] = _expansion(words[1:])
         elif record is not None and key in ("CD", "TD", "LD"):
             record[key] = (_numbers(words[1:], source, number, record["name"], key), number)
         elif record is not None and key == "GC":
@@ -230,6 +237,16 @@ def _numbers(words, source, number, name, key):
     return values
 
 
+def _expansion(words):
+    """α (1/K) of an ED line's first value (1e-6/K); None when missing, 0 or unreadable:
+    the thermal expansion is informative, so a bad ED line never stops the catalog."""
+    try:
+        value = float(words[0]) * 1e-6
+    except (IndexError, ValueError):
+        return None
+    return value if math.isfinite(value) and value != 0.0 else None
+
+
 def _close(record, catalog, source):
     """Add a finished NM record to the catalog."""
     if record is None:
@@ -245,6 +262,7 @@ def _close(record, catalog, source):
         td = record["TD"][0] + [0.0] * max(0, 7 - len(record["TD"][0]))
         reference = td[6] if len(record["TD"][0]) >= 7 else None
         thermal = ThermalData(*td[:6], reference_temperature=reference)
+    expansion = record.get("ED")
     valid = None
     if "LD" in record and len(record["LD"][0]) >= 2:
         low, high = record["LD"][0][:2]
@@ -265,6 +283,7 @@ def _close(record, catalog, source):
             coefficients=coefficients,
             thermal=thermal,
             wavelength_range=valid,
+            expansion=expansion,
             mil=record["mil"],
             comment=record.get("comment", ""),
             line=line,

@@ -104,6 +104,9 @@ def _reads(raw, source, glass_fallback):
         else:  # sized by optic_from_zmx_data (_floa.py)
             data["aperture"] = {"type": "floating", "limits": _diam_limits(zmx, context)}
     _system.telecentric_and_aiming(data, zmx, source)
+    environment = _system.environment(zmx, source)
+    if environment is not None:
+        data["environment"] = environment
     if not data["name"]:
         del data["name"]
     return data

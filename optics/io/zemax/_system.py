@@ -10,7 +10,8 @@ flag and its third the number of fields; XFLN/YFLN hold the values, FWGN
 the weights.  Wavelengths: WAVM lines (number, µm, weight; or the older WAVL
 line, without weights), the active count being FTYP's fourth value, and PWAV
 the 1-based primary.  Weights that are all 1 are left out (the default).  RAIM's second value is the
-ray-aiming mode.
+ray-aiming mode.  Environment: ENVD <temperature °C> <pressure atm> <adjust index flag>,
+or the TEMP and PRES lines of some files, become ``[environment]`` (docs/thermal.md).
 """
 
 from __future__ import annotations
@@ -256,3 +257,31 @@ def _check_vignetting(zmx, source, count):
                 ZemaxWarning,
                 stacklevel=3,
             )
+
+
+def environment(zmx, source):
+    """The ``[environment]`` table of the ENVD line (or TEMP / PRES lines), or None.
+
+    ENVD's third value is OpticStudio's "adjust index data to environment" flag: with 0
+    the indices are the catalogs' whatever the temperature, so no table is made; so
+    also for 20 °C and 1 atm (the catalogs' conditions, as without a table).  TEMP and
+    PRES lines, where a file has them, give the temperature (°C) and pressure (atm).
+    """
+    temperature, pressure = 20.0, 1.0
+    adjust = False
+    envd = zmx.get("ENVD")
+    if envd is not None and envd.args:
+        temperature = envd.number(0, source)
+        pressure = envd.number(1, source, 1.0)
+        adjust = len(envd.args) > 2 and envd.number(2, source) != 0
+    for keyword in ("TEMP", "PRES"):
+        record = zmx.get(keyword)
+        if record is not None and record.args:
+            adjust = True
+            if keyword == "TEMP":
+                temperature = record.number(0, source)
+            else:
+                pressure = record.number(0, source)
+    if not adjust or (temperature, pressure) == (20.0, 1.0):
+        return None
+    return {"temperature": temperature, "pressure": pressure}

@@ -43,6 +43,8 @@ def dumps(optic, source="<optic>") -> str:
     lines.append(_aperture(optic, data["aperture"], source))
     aiming = data.get("aiming", {}).get("mode", "paraxial")
     lines.append(f"RAIM 0 {2 if aiming == 'real' else 0} 1 1 0 0 0 0 0")
+    if data.get("environment"):
+        lines.append(_environment(data["environment"], source))
     data["surfaces"] = [_zemax_glass(spec) for spec in data["surfaces"]]
     catalogs = _catalogs(data["surfaces"], source)
     if catalogs:
@@ -63,6 +65,18 @@ def dumps(optic, source="<optic>") -> str:
             lines += ["  " + line for line in block]
             number += 1
     return "\r\n".join(lines) + "\r\n"
+
+
+def _environment(table, source) -> str:
+    """The ENVD line (temperature °C, pressure atm, indices adjusted) of ``[environment]``."""
+    if {"mount_cte", "cte", "mirror_cte"} & set(table):
+        warnings.warn(
+            f"{source}: [environment] mount_cte, cte and mirror_cte have no .zmx form here "
+            "and are not written (OpticStudio keeps expansion in per-surface TCE values)",
+            ZemaxWarning,
+            stacklevel=3,
+        )
+    return f"ENVD {_num(table['temperature'])} {_num(table['pressure'])} 1"
 
 
 def encode(text: str) -> bytes:
