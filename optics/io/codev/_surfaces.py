@@ -47,7 +47,10 @@ def surface_tables(lens) -> list:
             if surface.decenter_type is not None:
                 raise LensFileError(f"{where}: a decentered object surface is not supported")
         if index == last:
-            tables[-1]["thickness"] = tables[-1].get("thickness", 0.0) + thickness  # defocus
+            if surface.decenter_type in (None, "reverse"):  # defocus along the axis
+                tables[-1]["thickness"] = tables[-1].get("thickness", 0.0) + thickness
+            else:  # along the decentered image's own normal (_decentered)
+                entry["thickness"] = thickness
         else:
             entry["thickness"] = thickness
         if material not in ("air", None) and index != last:
@@ -58,7 +61,7 @@ def surface_tables(lens) -> list:
             entry["stop"] = True
         if index > 0:
             _apertures(surface, lens.unit, entry, where)
-        tables += _decentered(entry, surface, lens.unit, medium, where)
+        tables += _decentered(entry, surface, lens.unit, medium, where, index == last)
         if material != "mirror" and index != last:
             medium = material
     return tables
@@ -173,7 +176,7 @@ def _split_qualifiers(command):
 # --- decenters --------------------------------------------------------------------------
 
 
-def _decentered(entry, surface, scale, medium, where) -> list:
+def _decentered(entry, surface, scale, medium, where, is_image=False) -> list:
     """``entry`` with the coordinate breaks its decenter makes, in order."""
     kind = surface.decenter_type
     if kind is None:
@@ -186,11 +189,17 @@ def _decentered(entry, surface, scale, medium, where) -> list:
     forward = _break(medium, 0, (x, y), (-a, -b, c), 0.0)
     inverse = _break(after, 1, (-x, -y), (a, b, -c), thickness - z)
     shift = [_break(medium, 0, (0.0, 0.0), (0.0, 0.0, 0.0), z)] if z else []
-    if _plain_dummy(entry, medium) and kind in ("basic", "reverse"):
+    if not is_image and _plain_dummy(entry, medium) and kind in ("basic", "reverse"):
         # a dummy plane that only carries the decenter: the coordinate break alone
         if kind == "basic":
             return [*shift, _break(medium, 0, (x, y), (-a, -b, c), thickness)]
         return [inverse]
+    if is_image and kind != "reverse":  # the defocus runs along the image's own normal
+        forward["thickness"] = thickness
+        if not thickness:
+            del forward["thickness"]
+        entry.pop("thickness", None)
+        return [*shift, forward, entry]
     if kind == "dar" and z == 0.0:
         if (x, y) != (0.0, 0.0):
             entry["decenter"] = [x, y]
@@ -222,7 +231,7 @@ def _break(material, order, decenter, tilt, thickness) -> dict:
     if order:
         entry["order"] = order
     if tuple(decenter) != (0.0, 0.0):
-        entry["decenter"] = [float(v) for v in decenter]
+        entry["decenter"] = [float(v) + 0.0 for v in decenter]
     if tuple(tilt) != (0.0, 0.0, 0.0):
         entry["tilt"] = [float(v) + 0.0 for v in tilt]
     if thickness:
