@@ -96,9 +96,6 @@ def _numbers_only(tokens):
 
 # --- writing ----------------------------------------------------------------------------
 
-_CATALOG_NAMES = {"schott": "SCHOTT", "ohara": "OHARA", "hoya": "HOYA", "cdgm": "CDGM"}
-
-
 def glass_token(spec, where, private):
     """The S-line glass token of a lens-file material (``None`` for air).
 
@@ -124,9 +121,19 @@ def glass_token(spec, where, private):
 
 
 def _catalog_token(name, catalog, where):
-    if catalog is None or not name.replace("-", "").replace(" ", "").isalnum():
-        raise LensFileError(f"{where}: glass {name!r} has no CODE V spelling")
-    return f"{name.replace('-', '').replace(' ', '')}_{catalog.upper()}"
+    """``NAME_CATALOG`` as CODE V spells it (no hyphens or blanks) when that reads back as
+    this glass, else the exact name and catalog in quotes (``'fused_silica/Malitson_CRYSTAL'``)."""
+    plain = f"{name.replace('-', '').replace(' ', '')}_{catalog.upper()}"
+    if plain.replace("_", "").isalnum() and not _is_glass_code(plain):
+        try:
+            if catalog_glass(plain, where) == {"name": name, "catalog": catalog}:
+                return plain
+        except LensFileError:
+            pass
+    exact = f"{name}_{catalog.upper()}"
+    if "'" in exact:
+        raise LensFileError(f"{where}: glass {name!r} cannot be written to a .seq file")
+    return f"'{exact}'"
 
 
 def _code(nd, vd, where):

@@ -166,6 +166,8 @@ def _mergeable(spec, specs, index):
     """A thin order-0 break whose next surface is a plain one: its basic decenter."""
     if spec.get("order", 0) != 0 or float(spec.get("thickness", 0.0)) != 0.0:
         return False
+    if "decenter" not in spec and "tilt" not in spec:
+        return False
     following = specs[index + 1] if index + 1 < len(specs) else None
     return (
         following is not None
@@ -202,7 +204,7 @@ def _dummy_break(spec, where, private):
 def _basic(spec):
     dx, dy = (float(v) for v in spec.get("decenter", (0.0, 0.0)))
     rx, ry, rz = (float(v) for v in spec.get("tilt", (0.0, 0.0, 0.0)))
-    return _decenter_lines(dx, dy, -rx, -ry, rz) or ["  XDE 0.0"]
+    return _decenter_lines(dx, dy, -rx, -ry, rz)
 
 
 def _dar(spec):
