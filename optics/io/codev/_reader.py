@@ -148,7 +148,11 @@ def _read(lens, command, state):
         _fields(lens, command)
     elif key in VIGNETTING:
         if any(value != 0.0 for value in command.numbers()):
-            _warn_once(state, key, f"{command.where}: vignetting factors are not applied")
+            _warn_once(
+                state,
+                "vignetting",
+                f"{command.where}: vignetting factors (VUX VLX VUY VLY) are not applied",
+            )
     elif key in IGNORED:
         return
     elif key in REFUSED:

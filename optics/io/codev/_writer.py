@@ -63,6 +63,13 @@ def dumps(optic, source: str = "<seq>") -> str:
             CodeVWarning,
             stacklevel=2,
         )
+    for section in ("optimize", "tolerance"):
+        if data.get(section):
+            warnings.warn(
+                f"{source}: the [{section}] section has no .seq form and is not written",
+                CodeVWarning,
+                stacklevel=2,
+            )
     private: dict = {}
     body = _surfaces(data["surfaces"], optic.stop_index, source, private)
     if private:
