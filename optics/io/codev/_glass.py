@@ -96,6 +96,7 @@ def _numbers_only(tokens):
 
 # --- writing ----------------------------------------------------------------------------
 
+
 def glass_token(spec, where, private):
     """The S-line glass token of a lens-file material (``None`` for air).
 

@@ -283,4 +283,6 @@ def _rot(axis, degrees):
 
 
 def _matmul(p, q):
-    return tuple(tuple(sum(p[i][k] * q[k][j] for k in range(3)) for j in range(3)) for i in range(3))
+    return tuple(
+        tuple(sum(p[i][k] * q[k][j] for k in range(3)) for j in range(3)) for i in range(3)
+    )

@@ -37,9 +37,7 @@ def fields(lens) -> dict:
     weights = lens.field_weights
     if weights is not None and any(w != 1.0 for w in weights):
         if len(weights) != count:
-            raise LensFileError(
-                f"{lens.source}: WTF has {len(weights)} weights for {count} fields"
-            )
+            raise LensFileError(f"{lens.source}: WTF has {len(weights)} weights for {count} fields")
         table["weights"] = weights
     return table
 
