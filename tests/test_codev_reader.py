@@ -267,3 +267,24 @@ def test_every_shipped_file_that_loads_traces_its_axial_ray():
                 pupil=(be.asarray([0.0]), be.asarray([0.5])),
             )
         assert np.isfinite(float(bundle.rays.y[0, 0, 0])), path.name
+
+
+def test_mangled_files_load_or_raise_an_optics_error():
+    rng = np.random.default_rng(7)
+    texts = [p.read_text(encoding="latin-1") for p in sorted(DATA.glob("*.seq"))]
+    pieces = [" ", "\n", ";", "&", "!", "'", "0", "-", ".", "e", "S ", "SI 0 0\n", "ADE 1e400"]
+    pieces += ["DIM X", "ASP", "CIR OBS", "REX", "PRV", "END", "1e308", "DAR", "BEN", "REV"]
+    for _ in range(150):
+        text = list(texts[rng.integers(len(texts))])
+        for _ in range(3):
+            at = int(rng.integers(len(text) + 1))
+            if rng.random() < 0.4:
+                del text[at : at + 4]
+            else:
+                text[at:at] = list(pieces[rng.integers(len(pieces))])
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                codev.loads(codev.dumps(codev.loads("".join(text), "m.seq")), "w.seq")
+        except OpticsError:
+            pass

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ...errors import LensFileError
+from ...limits import MAX_SURFACES
 from ._text import Command
 
 #: Unit letters of DIM to millimetres.
@@ -187,6 +188,8 @@ def _new_surface(lens, command):
         raise LensFileError(f"{command.where}: a surface before SO (the object)")
     if lens.surfaces and lens.surfaces[-1].kind == "image":
         raise LensFileError(f"{command.where}: a surface after SI (the image)")
+    if len(lens.surfaces) >= MAX_SURFACES:
+        raise LensFileError(f"{command.where}: more than {MAX_SURFACES} surfaces")
     surface = SeqSurface(command.line, kind)
     surface.shape = command.number(0, 0.0)
     surface.thickness = command.number(1, 0.0) if kind != "object" else _object_distance(command)
