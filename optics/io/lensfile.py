@@ -52,8 +52,8 @@ def load(path_or_name, *, glass_fallback=None):
     Parameters
     ----------
     path_or_name : str or os.PathLike
-        A ``.toml``, ``.json`` or Zemax ``.zmx`` lens file, or a sample name such as
-        ``"cooke_triplet"`` (see :func:`optics.samples.names`).  A bare name
+        A ``.toml``, ``.json``, Zemax ``.zmx`` or CODE V ``.seq`` lens file, or a
+        sample name such as ``"cooke_triplet"`` (see :func:`optics.samples.names`).  A bare name
         without an extension is a sample; ``"cooke_triplet.toml"`` is the file
         of that name when it exists and the sample otherwise.
     glass_fallback : None or "model"
@@ -92,7 +92,7 @@ def save(optic, path) -> Path:
     ----------
     optic : Optic
     path : str or os.PathLike
-        The target; ``.toml`` or ``.json`` selects the format.  An existing
+        The target; ``.toml``, ``.json``, ``.zmx`` or ``.seq`` selects the format.  An existing
         file is replaced only once the new one is completely written.
 
     Returns

@@ -41,7 +41,7 @@ IGNORED = frozenset(
     {
         "LEN", "GO", "INI", "TEM", "PRE", "SLB", "PIM", "PIK", "DER", "CLS", "POL", "CA",
         "CCY", "CCX", "THC", "GLC", "CCF", "KC", "AC", "BC", "CC", "DC", "EC", "FC", "GC",
-        "HC", "JC", "WID", "CWL", "CSO", "RDM", "DIM", "SPH", "END", "PRV", "PWL", "NAM",
+        "HC", "JC", "WID", "CWL", "CSO", "RDM", "DIM", "END", "PRV", "PWL", "NAM",
         "CUM", "THM",
     }
 )  # fmt: skip
@@ -257,6 +257,8 @@ def _surface_command(lens, command, state):
     surface = _current(lens, command)
     if key == "STO":
         surface.stop = True
+    elif key == "SPH":
+        surface.profile = "sph"
     elif key == "CON":
         surface.profile = "con"
     elif key == "ASP":
