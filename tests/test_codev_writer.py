@@ -63,7 +63,7 @@ def _assert_same_trace(first, second):
     xy_second, valid_second = _image_rays(second)
     assert (valid_first == valid_second).all()
     # rays a clear aperture stops still have positions (threemir.seq's off-axis rectangles
-    # stop every ray: docs/codev.md)
+    # stop every paraxially aimed ray: docs/codev.md)
     traced = np.isfinite(xy_first).all(axis=0)
     assert traced.any()
     assert xy_second[:, traced] == pytest.approx(xy_first[:, traced], abs=1e-12)
