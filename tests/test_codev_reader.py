@@ -215,6 +215,11 @@ def test_a_three_angle_dar_tilt_is_the_codev_rotation():
     assert ours == pytest.approx(codev_rotation, abs=1e-15)
 
 
+def test_wide_angle_mode_warns_that_it_is_not_applied():
+    with pytest.warns(CodeVWarning, match=r"line 1: WID: CODE V's wide-angle mode"):
+        _surfaces("S 0 1\nSI 0 0\n", "WID Y\n" + HEADER)
+
+
 def test_vignetting_factors_warn_that_they_are_not_applied():
     with pytest.warns(
         CodeVWarning, match=r"line 12: VUY: vignetting factors \(VUX VLX VUY VLY\) are not applied"

@@ -41,7 +41,7 @@ IGNORED = frozenset(
     {
         "LEN", "GO", "INI", "TEM", "PRE", "SLB", "PIM", "PIK", "DER", "CLS", "POL", "CA",
         "CCY", "CCX", "THC", "GLC", "CCF", "KC", "AC", "BC", "CC", "DC", "EC", "FC", "GC",
-        "HC", "JC", "WID", "CWL", "CSO", "RDM", "DIM", "END", "PRV", "PWL", "NAM",
+        "HC", "JC", "CWL", "CSO", "RDM", "DIM", "END", "PRV", "PWL", "NAM",
         "CUM", "THM",
     }
 )  # fmt: skip
@@ -153,6 +153,14 @@ def _read(lens, command, state):
                 state,
                 "vignetting",
                 f"{command.where}: vignetting factors (VUX VLX VUY VLY) are not applied",
+            )
+    elif key == "WID":
+        if not command.args or not command.args[0].upper().startswith("N"):
+            _warn_once(
+                state,
+                key,
+                f"{command.where}: CODE V's wide-angle mode is not applied (field angles are "
+                "read as the angles of the chief ray's projections)",
             )
     elif key in IGNORED:
         return
