@@ -123,17 +123,20 @@ def load_lens(path, *, aiming=None, glass_fallback=None):
     ``aiming`` overrides the lens's ``[aiming] mode``; ``glass_fallback`` is
     passed to the .zmx reader.
 
-    Warnings about a .zmx file (optics.io.zemax.ZemaxWarning) are printed to
+    Warnings about a .zmx or .seq file (optics.io.zemax.ZemaxWarning,
+    optics.io.codev.CodeVWarning) are printed to
     stderr as one line each: ``optics: warning: ...``.
     """
     from ..io import load
+    from ..io.codev import CodeVWarning
     from ..io.zemax import ZemaxWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ZemaxWarning)
+        warnings.simplefilter("always", CodeVWarning)
         optic = load(path, glass_fallback=glass_fallback)
     for warning in caught:
-        if issubclass(warning.category, ZemaxWarning):
+        if issubclass(warning.category, (ZemaxWarning, CodeVWarning)):
             print(f"optics: warning: {warning.message}", file=sys.stderr)
         else:
             warnings.warn_explicit(

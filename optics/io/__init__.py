@@ -1,5 +1,6 @@
-"""Reading and writing optical systems: lens files in TOML or JSON (docs/lens-files.md) and
-Zemax OpticStudio .zmx files (``optics.io.zemax``, docs/zemax.md)."""
+"""Reading and writing optical systems: lens files in TOML or JSON (docs/lens-files.md),
+Zemax OpticStudio .zmx files (``optics.io.zemax``, docs/zemax.md) and CODE V .seq files
+(``optics.io.codev``, docs/codev.md)."""
 
 from .lensfile import load, optic_from_dict, optic_to_dict, save
 

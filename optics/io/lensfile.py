@@ -18,7 +18,7 @@ from pathlib import Path
 from .._atomic import write_bytes_atomically
 from .._version import __version__
 from ..errors import LensFileError
-from . import _toml_writer, zemax
+from . import _toml_writer, codev, zemax
 from ._files import read_bytes
 from ._parse import check_tree, json_loads, parse
 from ._schema import optic_from_dict
@@ -31,7 +31,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 __all__ = ["load", "save", "optic_from_dict", "optic_to_dict", "loads", "dumps"]
 
-FORMATS = {".toml": "toml", ".json": "json", ".zmx": "zmx"}
+FORMATS = {".toml": "toml", ".json": "json", ".zmx": "zmx", ".seq": "seq"}
 # JSON has no infinity: these strings stand for one (and "Infinity" tokens are read too).
 _JSON_INFINITIES = {
     "inf": math.inf,
@@ -52,8 +52,8 @@ def load(path_or_name, *, glass_fallback=None):
     Parameters
     ----------
     path_or_name : str or os.PathLike
-        A ``.toml``, ``.json`` or Zemax ``.zmx`` lens file, or a sample name such as
-        ``"cooke_triplet"`` (see :func:`optics.samples.names`).  A bare name
+        A ``.toml``, ``.json``, Zemax ``.zmx`` or CODE V ``.seq`` lens file, or a
+        sample name such as ``"cooke_triplet"`` (see :func:`optics.samples.names`).  A bare name
         without an extension is a sample; ``"cooke_triplet.toml"`` is the file
         of that name when it exists and the sample otherwise.
     glass_fallback : None or "model"
@@ -75,6 +75,8 @@ def load(path_or_name, *, glass_fallback=None):
     fmt = _format(path, source)
     if fmt == "zmx":
         return zemax.load(path, glass_fallback=glass_fallback)
+    if fmt == "seq":
+        return codev.load(path)
     raw = read_bytes(path, source, "lens file")
     try:
         text = raw.decode("utf-8-sig")  # a byte-order mark (as Excel writes) is skipped
@@ -90,7 +92,7 @@ def save(optic, path) -> Path:
     ----------
     optic : Optic
     path : str or os.PathLike
-        The target; ``.toml`` or ``.json`` selects the format.  An existing
+        The target; ``.toml``, ``.json``, ``.zmx`` or ``.seq`` selects the format.  An existing
         file is replaced only once the new one is completely written.
 
     Returns
@@ -115,6 +117,14 @@ def save(optic, path) -> Path:
         except LensFileError as exc:
             raise LensFileError(f"not saved, because the file would not load back: {exc}") from exc
         _write_atomically(path, raw, source)
+        return path
+    if fmt == "seq":
+        text = codev.dumps(optic, source)
+        try:
+            codev.loads(text, source)
+        except LensFileError as exc:
+            raise LensFileError(f"not saved, because the file would not load back: {exc}") from exc
+        _write_atomically(path, text, source)
         return path
     data = optic_to_dict(optic)
     text = dumps(data, fmt, source)
@@ -221,7 +231,7 @@ def _format(path: Path, source: str) -> str:
     if fmt is None:
         raise LensFileError(
             f"{source}: unknown lens-file extension {path.suffix or '(none)'!r}; "
-            "use .toml or .json (or .zmx, a Zemax file)"
+            "use .toml or .json (or .zmx, a Zemax file, or .seq, a CODE V file)"
         )
     return fmt
 
