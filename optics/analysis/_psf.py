@@ -26,10 +26,8 @@ import warnings
 from dataclasses import dataclass
 
 from .. import backend as be
-from ..errors import ConfigurationError
 from ..polynomials.zernike import zernike_sum
 from ..sampling import square_grid
-from ._checks import check_field, check_sizes, require_focus, wavelength_of
 from ._opd import image_index_of_refraction, sample_wavefront
 from ._wavefront import pupil_samples
 from ._zernike_fit import zernike_fit
@@ -72,23 +70,32 @@ class PupilGrid:
 
 @dataclass(frozen=True)
 class PSFResult:
-    """The normalized FFT PSF of one field.
+    """The normalized PSF of one field (one wavelength or several).
 
     Attributes
     ----------
-    image : array, shape (G, G)
-        Intensity normalized to the unaberrated peak (axis 0: y, axis 1: x);
-        the chief-ray image point C is at index (G // 2, G // 2).
+    image : array, shape (M, M)
+        Intensity normalized to the unaberrated (polychromatic) peak (axis 0:
+        y, axis 1: x, both increasing with the index); the reference
+        (primary) chief-ray image point C is at index (M // 2, M // 2).
     dx, dy : float or 0-d array
         Pixel size in mm along x and y.
     strehl : 0-d array
-        Peak of ``image``.
+        The true peak of the PSF (refined between pixels), the Strehl ratio.
     samples, grid : int
-        N (pupil samples across the diameter) and G (FFT size).
+        N (pupil samples across the diameter) and M (image pixels across).
     field : tuple
     wavelength : float
+        The reference (primary) wavelength.
     max_step_waves : float
         Largest OPD step between adjacent valid pupil samples (aliasing check).
+    wavelengths, weights : tuple of float
+        The wavelengths (µm) summed and their spectral weights.
+    polychromatic : bool
+    accuracy : float
+        Estimated error of ``strehl``: its change from half the pupil samples.
+    peak : (x, y)
+        Position of the true peak (mm) relative to the reference chief ray.
     """
 
     image: object
@@ -100,6 +107,11 @@ class PSFResult:
     field: tuple
     wavelength: float
     max_step_waves: float
+    wavelengths: tuple = ()
+    weights: tuple = ()
+    polychromatic: bool = False
+    accuracy: float = math.nan
+    peak: tuple = (0.0, 0.0)
 
 
 def fast_size(n: int) -> int:
@@ -230,10 +242,18 @@ def psf(
     samples=None,
     grid=None,
     image_sampling=None,
+    polychromatic=None,
     chunk_rays=None,
     progress=None,
 ):
-    """FFT point spread function and Strehl ratio of one field.
+    """Point spread function and Strehl ratio of one field, converged by default.
+
+    Polychromatic when the lens has several wavelengths (and neither
+    ``wavelength`` nor ``polychromatic=False`` is given): every wavelength
+    aimed at the primary wavelength's entrance pupil, each PSF placed about
+    the primary wavelength's chief-ray image point (lateral colour counts),
+    the unit-energy PSFs summed with the lens's wavelength weights and
+    normalized to the unaberrated polychromatic peak.
 
     Parameters
     ----------
@@ -241,15 +261,20 @@ def psf(
     field : (hx, hy)
         Normalized field.
     wavelength : float, optional
-        Micrometres; the primary wavelength by default.
+        Micrometres: a monochromatic PSF at that wavelength.
     samples : int, optional
-        N, pupil samples across the diameter; chosen from the wavefront slope
-        by default.
+        N, pupil samples across the diameter.  By default N doubles from the
+        wavefront-slope estimate until the Strehl ratio changes by less than
+        0.005; a given N is checked against N/2 (``accuracy``) and a
+        :class:`ConvergenceWarning` says when it misses 0.005.
     grid : int, optional
-        G, the FFT size (>= 2N recommended; the MTF needs it); 2N by default,
-        or more for ``image_sampling``.
+        M, image pixels across (the window stays the automatic one: 1.25 ×
+        the geometric spot radius or 8 Airy radii, whichever is wider).
     image_sampling : float, optional
-        Largest PSF pixel asked for, in mm.
+        Largest PSF pixel asked for, in mm (quarter of the shortest
+        wavelength's Airy radius by default).
+    polychromatic : bool, optional
+        False: the primary wavelength alone.
     chunk_rays : int, optional
         Trace the N² pupil rays at most about this many at a time (bounded
         trace memory for large N; the same numbers as one batch).
@@ -261,42 +286,19 @@ def psf(
     -------
     PSFResult
     """
-    field = check_field(field)
-    wavelength = wavelength_of(optic, wavelength)
-    check_sizes(samples=samples, grid=grid)
-    require_focus(optic, "the PSF")
-    samples = choose_samples(optic, field, wavelength) if samples is None else int(samples)
-    pupil = sample_pupil(
-        optic, [field], wavelength, samples, chunk_rays=chunk_rays, progress=progress
-    )
-    grid = _grid_size(samples, grid, image_sampling, pupil)
-    check_sampling(pupil.max_step_waves, field, samples)
-    image = psf_from_opd(pupil.waves[0], pupil.amplitude[0], grid)
-    return PSFResult(
-        image=image,
-        dx=1.0 / (grid * pupil.step_x[0]),
-        dy=1.0 / (grid * pupil.step_y[0]),
-        strehl=be.max(image),
+    from ._psf_converged import converged_psf
+
+    return converged_psf(
+        optic,
+        field,
+        wavelength,
         samples=samples,
         grid=grid,
-        field=tuple(float(v) for v in field),
-        wavelength=wavelength,
-        max_step_waves=pupil.max_step_waves,
+        image_sampling=image_sampling,
+        polychromatic=polychromatic,
+        chunk_rays=chunk_rays,
+        progress=progress,
     )
-
-
-def _grid_size(samples, grid, image_sampling, pupil):
-    if grid is not None:
-        if grid < samples:
-            raise ConfigurationError(
-                f"FFT grid ({grid}) must be at least the pupil samples ({samples})"
-            )
-        return int(grid)
-    needed = 2 * samples
-    if image_sampling is not None:
-        step = min(float(be.item(pupil.step_x[0])), float(be.item(pupil.step_y[0])))
-        needed = max(needed, math.ceil(1.0 / (step * float(image_sampling))))
-    return fast_size(needed)
 
 
 def check_sampling(max_step_waves, field, samples):
