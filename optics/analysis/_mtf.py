@@ -26,12 +26,9 @@ from ._checks import (
     check_field,
     check_frequencies,
     check_sizes,
-    lit_fields,
-    require_focus,
     wavelength_of,
 )
 from ._opd import sample_wavefront
-from ._psf import check_sampling, choose_samples, fast_size, psf_from_opd, sample_pupil
 from ._wavefront import pupil_samples
 from .spot import in_image_frame
 
@@ -57,9 +54,17 @@ class MTFResult:
     diffraction_limit : array, shape (F, K)
         Of each field's mean tangential/sagittal cutoff.
     cutoff : array, shape (F,)
-        Mean of the tangential and sagittal cutoffs n′|ΔD| / λ per field.
+        Mean of the tangential and sagittal cutoffs n′|ΔD| / λ per field, at
+        the reference (primary) wavelength.
     wavelength : float
+        The reference (primary) wavelength.
     samples, grid : int
+    wavelengths, weights : tuple of float
+        The wavelengths (µm) summed and their spectral weights.
+    polychromatic : bool
+    accuracy : float
+        Estimated error of the curves: their largest change from half the
+        pupil samples.
     """
 
     fields: tuple
@@ -71,6 +76,10 @@ class MTFResult:
     wavelength: float
     samples: int
     grid: int
+    wavelengths: tuple = ()
+    weights: tuple = ()
+    polychromatic: bool = False
+    accuracy: float = math.nan
 
     def as_dict(self) -> dict:
         """The CLI's JSON: {"cutoff", "fields": [{field, frequencies, tangential, ...}]}."""
@@ -82,6 +91,11 @@ class MTFResult:
         return {
             "cutoff": float(be.to_numpy(self.cutoff)[0]),
             "wavelength": float(self.wavelength),
+            "wavelengths": [float(w) for w in self.wavelengths],
+            "weights": [float(w) for w in self.weights],
+            "polychromatic": bool(self.polychromatic),
+            "samples": int(self.samples),
+            "accuracy": {"mtf": float(self.accuracy), "tolerance": 0.01},
             "fields": [
                 {
                     "field": [float(v) for v in field],
@@ -149,10 +163,18 @@ def mtf(
     *,
     samples=None,
     grid=None,
+    polychromatic=None,
     chunk_rays=None,
     progress=None,
 ):
     """Diffraction MTF of several fields, tangential and sagittal, with the diffraction limit.
+
+    Polychromatic when the lens has several wavelengths (and neither
+    ``wavelength`` nor ``polychromatic=False`` is given): every wavelength
+    aimed at the primary wavelength's entrance pupil, the weighted sum of
+    the wavelengths' complex OTFs, each PSF placed about the primary
+    wavelength's chief ray (lateral colour counts), normalized at zero
+    frequency.
 
     Parameters
     ----------
@@ -160,13 +182,19 @@ def mtf(
     fields : sequence of (hx, hy), optional
         Normalized fields; the optic's fields by default.
     frequencies : sequence of float, optional
-        Cycles/mm; ten steps up to the on-axis cutoff by default.
+        Cycles/mm; ten steps up to the first field's cutoff by default.
     wavelength : float, optional
-        Micrometres; the primary wavelength by default.
-    samples, grid : int, optional
-        N and G of the FFT (see :func:`optics.analysis.psf`); N from the
-        steepest field's wavefront slope and G = 2N by default (G >= 2N keeps
-        the autocorrelation from wrapping).
+        Micrometres: the monochromatic MTF at that wavelength.
+    samples : int, optional
+        N, pupil samples across the diameter.  By default N doubles from the
+        steepest field's wavefront-slope estimate until no value changes by
+        more than 0.01 (``accuracy``); a given N is checked against N/2 and a
+        :class:`ConvergenceWarning` says when it misses 0.01.
+    grid : int, optional
+        G, the FFT size (>= 2N keeps the autocorrelation from wrapping); 2N
+        by default.
+    polychromatic : bool, optional
+        False: the primary wavelength alone.
     chunk_rays : int, optional
         Trace the F N² pupil rays at most about this many at a time (bounded
         trace memory; the same numbers as one batch).
@@ -177,39 +205,21 @@ def mtf(
     Returns
     -------
     MTFResult
+        ``diffraction_limit`` is the MTF of the same pupil unaberrated
+        (central obscurations and vignetting included).
     """
-    fields = tuple(
-        check_field(f) for f in (optic.fields.normalized() if fields is None else fields)
-    )
-    wavelength = wavelength_of(optic, wavelength)
-    check_sizes(samples=samples, grid=grid)
-    frequencies = check_frequencies(frequencies)
-    require_focus(optic, "the MTF")
-    if samples is None:
-        samples = max(choose_samples(optic, f, wavelength) for f in fields)
-    grid = fast_size(2 * samples) if grid is None else int(grid)
-    pupil = sample_pupil(
-        optic, fields, wavelength, samples, chunk_rays=chunk_rays, progress=progress
-    )
-    check_sampling(pupil.max_step_waves, fields, samples)
-    image = psf_from_opd(pupil.waves, pupil.amplitude, grid)
-    along_x, along_y = mtf_from_psf(image)
-    cutoff = 0.5 * samples * (pupil.step_x + pupil.step_y)
-    if frequencies is None:
-        top = float(be.item(cutoff[0]))
-        frequencies = [top * k / 10 for k in range(11)]
-    frequencies = be.asarray([float(f) for f in frequencies])
-    sagittal = be.stack(
-        [interpolate_lags(along_x[i], frequencies / pupil.step_x[i]) for i in range(len(fields))]
-    )
-    tangential = be.stack(
-        [interpolate_lags(along_y[i], frequencies / pupil.step_y[i]) for i in range(len(fields))]
-    )
-    dark = be.where(lit_fields(pupil.amplitude, len(fields)), 0.0, math.nan)[:, None]
-    tangential, sagittal = tangential + dark, sagittal + dark  # vignetted: NaN, not 0
-    limit = diffraction_limit(frequencies[None, :], cutoff[:, None])
-    return MTFResult(
-        fields, frequencies, tangential, sagittal, limit, cutoff, wavelength, samples, grid
+    from ._mtf_converged import converged_mtf
+
+    return converged_mtf(
+        optic,
+        fields,
+        frequencies,
+        wavelength,
+        samples=samples,
+        grid=grid,
+        polychromatic=polychromatic,
+        chunk_rays=chunk_rays,
+        progress=progress,
     )
 
 

@@ -269,7 +269,7 @@ def psf(
         :class:`ConvergenceWarning` says when it misses 0.005.
     grid : int, optional
         M, image pixels across (the window stays the automatic one: 1.25 ×
-        the geometric spot radius or 8 Airy radii, whichever is wider).
+        the geometric spot radius or 20 Airy radii, whichever is wider).
     image_sampling : float, optional
         Largest PSF pixel asked for, in mm (quarter of the shortest
         wavelength's Airy radius by default).

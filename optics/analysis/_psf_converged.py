@@ -6,7 +6,7 @@ comes from :func:`optics.analysis._converge.converge` (the Strehl ratio to
 0.005), the Strehl ratio is the true peak (:func:`~optics.analysis._fourier.true_peak`)
 and the image is computed on one image-space grid for every wavelength,
 centred on the primary wavelength's chief-ray image point (index (M // 2,
-M // 2)), wide enough for the geometric spot (1.25 × its radius, at least 8
+M // 2)), wide enough for the geometric spot (1.25 × its radius, at least 20
 Airy radii) with pixels of a quarter Airy radius at the shortest wavelength
 unless ``grid`` or ``image_sampling`` say otherwise.
 """
@@ -71,7 +71,7 @@ def window(traced, pf, reference):
     cy = float(be.to_numpy(be.detach(pf.chief_y[reference, 0])))
     radius = np.hypot(x - cx, y - cy)[valid & np.isfinite(x) & np.isfinite(y)]
     spot = float(radius.max()) if radius.size else 0.0
-    return max(8.0 * airy_large, 1.25 * spot), 0.25 * airy_small
+    return max(20.0 * airy_large, 1.25 * spot), 0.25 * airy_small
 
 
 def _strehl(pf, q, sx, sy, half_width, airy):
