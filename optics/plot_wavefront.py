@@ -38,14 +38,15 @@ def opd_map_figure(results):
 
 
 def psf_figure(result, log=False, width=None):
-    """The PSF image around the chief-ray point (``width`` in mm; 40 pixels by default)."""
+    """The PSF image around the chief-ray point (``width`` in mm; the whole window by default:
+    the geometric spot or 20 Airy radii, whichever is wider)."""
     plt = pyplot()
     from matplotlib.colors import LogNorm
 
     image = be.to_numpy(result.image)
     dx, dy = float(be.item(result.dx)), float(be.item(result.dy))
     grid = image.shape[-1]
-    half = 20 if width is None else max(2, int(0.5 * width / min(dx, dy)))
+    half = grid // 2 - 1 if width is None else max(2, int(0.5 * width / min(dx, dy)))
     half = min(half, grid // 2 - 1)
     c = grid // 2
     crop = image[c - half : c + half + 1, c - half : c + half + 1]
@@ -58,17 +59,28 @@ def psf_figure(result, log=False, width=None):
     )
     fig.colorbar(shown, ax=ax, label="intensity (unaberrated peak = 1)")
     strehl = float(be.item(result.strehl))
-    ax.set_title(f"{_label(result.field)}, {result.wavelength:g} µm, Strehl {strehl:.3f}")
+    ax.set_title(f"{_label(result.field)}, {_spectrum(result)}, Strehl {strehl:.3f}", fontsize=8)
     ax.set_xlabel("x (µm)")
     ax.set_ylabel("y (µm)")
     fig.tight_layout()
     return fig
 
 
-def mtf_figure(result):
-    """Tangential (solid) and sagittal (dashed) MTF per field, with the diffraction limit."""
+def _spectrum(result):
+    """'0.55 µm' or 'polychromatic 0.48-0.65 µm' for a PSF or MTF result."""
+    waves = getattr(result, "wavelengths", ()) or (result.wavelength,)
+    if not getattr(result, "polychromatic", False):
+        return f"{result.wavelength:g} µm"
+    return f"{min(waves):.3g}-{max(waves):.3g} µm, {len(waves)} λ"
+
+
+def mtf_figure(result, name=None):
+    """Tangential (solid) and sagittal (dashed) MTF per field, with the diffraction limit
+    of the actual pupil; the title names the lens (``name``) and the wavelengths."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.2))
+    title = f"{name}: " if name else ""
+    ax.set_title(f"{title}MTF, {_spectrum(result)}", fontsize=9)
     f = be.to_numpy(result.frequencies)
     for i, field in enumerate(result.fields):
         color = _COLORS[i % len(_COLORS)]

@@ -40,11 +40,19 @@ def register(subparsers):
         help="cycles/mm (default: ten steps up to the on-axis cutoff)",
     )
     add_wavelength_option(parser)
+    add_polychromatic_option(parser)
+    parser.add_argument(
+        "--max-frequency",
+        type=float,
+        default=None,
+        metavar="F",
+        help="cycles/mm: the default frequencies and the plot run up to F (default: the cutoff)",
+    )
     parser.add_argument(
         "--samples",
         type=samples_option,
         default=None,
-        help="pupil samples N, 8-1024 (default: from the slope)",
+        help="pupil samples N, 8-1024 (default: doubled until the MTF changes by < 0.01)",
     )
     parser.add_argument(
         "--geometric",
@@ -59,6 +67,33 @@ def register(subparsers):
     add_backend_options(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
+
+
+def add_polychromatic_option(parser):
+    """--polychromatic: every wavelength of the lens with its weight (the default when the lens
+    has several wavelengths and --wavelength is not given)."""
+    parser.add_argument(
+        "--polychromatic",
+        action="store_true",
+        help="sum every wavelength of the lens with its weight (the default for a lens with "
+        "several wavelengths; --wavelength W for one wavelength)",
+    )
+
+
+def polychromatic_of(args):
+    """None (automatic) or True; UsageError when --polychromatic meets --wavelength."""
+    if args.polychromatic and args.wavelength is not None:
+        raise UsageError("--polychromatic and --wavelength exclude each other")
+    return True if args.polychromatic else None
+
+
+def spectrum_line(report):
+    """'at 0.55 um' or 'polychromatic: 0.48, 0.55, 0.65 um, weights 1, 1, 1'."""
+    if not report.get("polychromatic"):
+        return f"at {report['wavelength']:g} um"
+    waves = ", ".join(f"{w:g}" for w in report["wavelengths"])
+    weights = ", ".join(f"{w:g}" for w in report["weights"])
+    return f"polychromatic: {waves} um, weights {weights}"
 
 
 def parse_frequencies(text):
@@ -97,6 +132,12 @@ def run(args):
     from ..analysis._mtf import mtf
 
     frequencies = parse_frequencies(args.frequencies)
+    poly = polychromatic_of(args)
+    top = args.max_frequency
+    if top is not None and not (math.isfinite(top) and top > 0):
+        raise UsageError(f"--max-frequency must be a positive number of cycles/mm, not {top}")
+    if frequencies is None and top is not None:
+        frequencies = [top * k / 10 for k in range(11)]
     if args.samples is not None and args.samples < 8:
         raise UsageError(f"--samples must be at least 8, not {args.samples}")
     chunks = chunk_options(args)
@@ -104,14 +145,17 @@ def run(args):
         check_image_path(args.plot)  # before the work, not after it
     with backend_context(args):
         optic = lens_from_args(args)
-        result = mtf(optic, None, frequencies, args.wavelength, samples=args.samples, **chunks)
+        options = dict(polychromatic=poly, **chunks)
+        result = mtf(optic, None, frequencies, args.wavelength, samples=args.samples, **options)
         if args.plot:
             from ..plot_wavefront import mtf_figure
 
-            top = float(be.item(result.cutoff[0]))
-            curve = [top * k / 100 for k in range(101)]
-            dense = mtf(optic, None, curve, args.wavelength, samples=result.samples, **chunks)
-            save_figure(mtf_figure(dense), args.plot)
+            end = float(be.item(result.cutoff[0])) if top is None else top
+            curve = [end * k / 100 for k in range(101)]
+            with warnings.catch_warnings():  # the curves' accuracy is the table's
+                warnings.simplefilter("ignore")
+                dense = mtf(optic, None, curve, args.wavelength, samples=result.samples, **options)
+            save_figure(mtf_figure(dense, name=optic.name), args.plot)
         report = result.as_dict()
         if args.geometric:
             _replace_with_geometric(optic, report, args.wavelength)
@@ -127,7 +171,13 @@ def run(args):
         print_json(report)
         return 0
     kind = "geometric" if args.geometric else "diffraction"
-    print(f"{kind} MTF; cutoff {report['cutoff']:.6g} cycles/mm at {report['wavelength']:g} um")
+    print(f"{kind} MTF, {spectrum_line(report)}; cutoff {report['cutoff']:.6g} cycles/mm")
+    if not args.geometric:
+        accuracy = report["accuracy"]
+        print(
+            f"accuracy {accuracy['mtf']:.2g} (tolerance {accuracy['tolerance']:g}), "
+            f"{report['samples']} pupil samples"
+        )
     for field in report["fields"]:
         print()
         print(f"field ({field['field'][0]:g}, {field['field'][1]:g})")
