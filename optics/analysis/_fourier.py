@@ -4,7 +4,7 @@ PSF (matrix Fourier transform).  With the pupil function P = A exp(−i2πW) on
 the cell centres p of the N × N grid (see :mod:`optics.analysis._pupil_set`),
 the amplitude at the image offset (x, y) from a reference point is
 
-    U(x, y) = Σ P(p) exp(−i2π [σ_x p_x (x − s_x) + σ_y p_y (y − s_y)]) / Σ A,
+    U(x, y) = Σ P(p) exp(+i2π [σ_x p_x (x − s_x) + σ_y p_y (y − s_y)]) / Σ A,
 
 s the offset of that wavelength's chief-ray image point from the reference
 point.  The kernel is separable, so U on an X × Y grid of any pixel size and
@@ -69,10 +69,10 @@ def amplitude_at(pf, xs, ys, shift_x, shift_y):
     axis = pf.axis
     sx, sy = pf.sigma_x[..., None, None], pf.sigma_y[..., None, None]
     ey = be.fft.expi(
-        -_TWO_PI * sy * (ys[:, None] - shift_y[..., None, None]) * axis[None, :]
+        _TWO_PI * sy * (ys[:, None] - shift_y[..., None, None]) * axis[None, :]
     )  # (W, F, Y, N)
     ex = be.fft.expi(
-        -_TWO_PI * sx * axis[:, None] * (xs[None, :] - shift_x[..., None, None])
+        _TWO_PI * sx * axis[:, None] * (xs[None, :] - shift_x[..., None, None])
     )  # (W, F, N, X)
     field = be.matmul(be.matmul(ey, _pupil_field(pf)), ex)
     total = be.maximum(pf.lit, be.machine_eps(pf.waves))
@@ -143,7 +143,7 @@ def _otf_parts(pf, grid, aberrated=True):
         otf = be.fft.fft(lsf)
         re, im = be.fft.real(otf), be.fft.imag(otf)
         norm = be.maximum(re[..., :1], eps)
-        sign = be.where(sigma >= 0, 1.0, -1.0)[..., None]
+        sign = be.where(sigma >= 0, -1.0, 1.0)[..., None]  # FFT index j is at −sign(σ) j dx
         parts.append((re / norm, sign * im / norm))
     return parts
 
