@@ -71,7 +71,7 @@ def _spectrum(result):
     waves = getattr(result, "wavelengths", ()) or (result.wavelength,)
     if not getattr(result, "polychromatic", False):
         return f"{result.wavelength:g} µm"
-    return f"{min(waves):.3g}-{max(waves):.3g} µm, {len(waves)} λ"
+    return f"polychromatic {min(waves):.3g}-{max(waves):.3g} µm"
 
 
 def mtf_figure(result, name=None):
