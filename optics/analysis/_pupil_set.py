@@ -16,8 +16,9 @@ in cycles/mm per unit of normalized pupil coordinate.  The chief-ray image
 points C_w place each wavelength's PSF relative to the primary's (lateral
 colour).
 
-Defocus moves the image plane along z by δ (positive away from the lens):
-each ray goes on by δ / N along its direction (its optical path by n′ δ / N)
+Defocus moves the image plane along z by δ (positive away from the lens, that
+is along the light: −z after an odd number of mirrors): each ray goes on by
+δ / |N| along its direction (its optical path by n′ δ / |N|)
 and the OPD is taken again against the chief ray's new image point, so one
 trace serves every focus position.
 """
@@ -145,11 +146,11 @@ def _stack(parts):
 
 
 def _moved(rays, n_image, defocus):
-    """``rays`` carried on to the plane ``defocus`` mm further along z."""
+    """``rays`` carried on to the plane ``defocus`` mm further along their way (along z)."""
     if defocus == 0.0:
         return rays
-    safe = be.where(be.abs(rays.N) > be.machine_eps(rays.N), rays.N, 1.0)
-    t = defocus / safe
+    along = be.abs(rays.N)
+    t = defocus / be.where(along > be.machine_eps(rays.N), along, 1.0)
     return rays.replace(
         x=rays.x + rays.L * t,
         y=rays.y + rays.M * t,
