@@ -101,7 +101,7 @@ def best_focus(defocus, tangential, sagittal, field_weights=None):
     tangential, sagittal : arrays, shape (D, F)
     field_weights : sequence of F floats, optional
     """
-    z = np.asarray(be.to_numpy(be.detach(defocus)), dtype=float)
+    z = np.asarray([float(v) for v in be.to_numpy(be.detach(be.asarray(defocus)))])
     mean = 0.5 * (np.asarray(be.to_numpy(be.detach(tangential))) + be.to_numpy(be.detach(sagittal)))
     w = np.ones(mean.shape[1]) if field_weights is None else np.asarray(field_weights, float)
     ok = np.isfinite(mean)
