@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from .. import backend as be
-from ._psf import SamplingWarning
+from ._psf_core import SamplingWarning
 
 __all__ = [
     "ConvergenceWarning",

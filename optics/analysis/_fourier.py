@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from .. import backend as be
-from ._mtf import interpolate_lags
+from ._mtf_core import interpolate_lags
 
 __all__ = ["amplitude_at", "diffraction_otf", "intensity_at", "mtf_axes", "true_peak"]
 

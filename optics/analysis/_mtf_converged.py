@@ -20,8 +20,9 @@ from ..errors import ConfigurationError
 from ._checks import check_field, check_frequencies, check_sizes, require_focus
 from ._converge import MTF_TOLERANCE, converge
 from ._fourier import diffraction_otf, mtf_axes
-from ._psf import check_sampling, choose_samples, fast_size
+from ._mtf_core import MTFResult
 from ._psf_converged import shifts, spectrum
+from ._psf_core import check_sampling, choose_samples, fast_size
 from ._pupil_set import pupil_functions, trace_pupils
 
 __all__ = ["converged_mtf", "mtf_of_pupils"]
@@ -53,8 +54,6 @@ def converged_mtf(
     progress=None,
 ):
     """See :func:`optics.analysis.mtf` (this is its implementation)."""
-    from ._mtf import MTFResult
-
     fields = tuple(
         check_field(f) for f in (optic.fields.normalized() if fields is None else fields)
     )

@@ -22,7 +22,7 @@ from ..limits import MAX_GRID
 from ._checks import check_field, check_sizes, require_focus, wavelength_of
 from ._converge import STREHL_TOLERANCE, converge
 from ._fourier import intensity_at, psf_weights, true_peak
-from ._psf import PSFResult, check_sampling, choose_samples
+from ._psf_core import PSFResult, check_sampling, choose_samples
 from ._pupil_set import pupil_functions, trace_pupils
 
 __all__ = ["converged_psf", "spectrum", "window"]
@@ -56,7 +56,13 @@ def shifts(pf, reference):
 
 
 def window(traced, pf, reference):
-    """(half-width of the PSF window, quarter Airy radius) in mm for field 0."""
+    """(half-width of the PSF window, quarter Airy radius) in mm for field 0.
+
+    The window holds the geometric spot (1.25 × its radius about the
+    reference chief ray) or 20 Airy radii, whichever is wider, but stays
+    inside half the period N / (2|σ|) of every wavelength's sampled PSF (about
+    that wavelength's chief ray), so no replica of the pattern shows.
+    """
     sigma = [be.to_numpy(be.detach(s)).ravel() for s in (pf.sigma_x, pf.sigma_y)]
     sigma = np.abs(np.concatenate(sigma))
     sigma = sigma[np.isfinite(sigma) & (sigma > 0)]
@@ -71,7 +77,16 @@ def window(traced, pf, reference):
     cy = float(be.to_numpy(be.detach(pf.chief_y[reference, 0])))
     radius = np.hypot(x - cx, y - cy)[valid & np.isfinite(x) & np.isfinite(y)]
     spot = float(radius.max()) if radius.size else 0.0
-    return max(20.0 * airy_large, 1.25 * spot), 0.25 * airy_small
+    half_width = max(20.0 * airy_large, 1.25 * spot)
+    sx, sy = shifts(pf, reference)
+    for sigma_w, shift in ((pf.sigma_x, sx), (pf.sigma_y, sy)):
+        sigma_w = np.abs(be.to_numpy(be.detach(sigma_w))[:, 0])
+        shift = np.abs(be.to_numpy(be.detach(shift))[:, 0])
+        ok = np.isfinite(sigma_w) & (sigma_w > 0) & np.isfinite(shift)
+        if ok.any():
+            limit = np.min(0.5 * pf.samples / (2.0 * sigma_w[ok]) - shift[ok])
+            half_width = min(half_width, max(float(limit), 2.0 * airy_large))
+    return half_width, 0.25 * airy_small
 
 
 def _strehl(pf, q, sx, sy, half_width, airy):

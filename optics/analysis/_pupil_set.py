@@ -34,7 +34,7 @@ from .. import backend as be
 from ..rays import Rays
 from ..trace import trace_bundle
 from ._opd import exit_pupil_z, image_index_of_refraction, opd_waves, sample_wavefront
-from ._psf import _max_step, pupil_grid
+from ._psf_core import _max_step, pupil_grid
 
 __all__ = ["PupilFunctions", "PupilRays", "pupil_functions", "trace_pupils"]
 

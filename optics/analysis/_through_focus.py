@@ -26,9 +26,9 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ._checks import check_field, check_frequencies, check_sizes, require_focus
 from ._converge import MTF_TOLERANCE, converge
-from ._mtf_converged import mtf_of_pupils
-from ._psf import check_sampling, choose_samples, fast_size
+from ._mtf_converged import converged_mtf, mtf_of_pupils
 from ._psf_converged import spectrum
+from ._psf_core import check_sampling, choose_samples, fast_size
 from ._pupil_set import pupil_functions, trace_pupils
 
 __all__ = ["ThroughFocusResult", "best_focus", "mtf_vs_field", "through_focus_mtf"]
@@ -241,10 +241,10 @@ def mtf_vs_field(
     MTFResult
         ``fields`` the (0, y) points; ``tangential`` and ``sagittal`` (points, K).
     """
-    from ._mtf import mtf
-
     if int(points) < 2:
         raise ConfigurationError(f"MTF versus field needs at least 2 field points, not {points}")
     heights = np.linspace(0.0, 1.0, int(points))
     fields = [(0.0, float(y)) for y in heights]
-    return mtf(optic, fields, frequencies, wavelength, samples=samples, polychromatic=polychromatic)
+    return converged_mtf(
+        optic, fields, frequencies, wavelength, samples=samples, polychromatic=polychromatic
+    )

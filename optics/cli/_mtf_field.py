@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ._common import add_backend_options, add_lens_options, positive_int, samples_option, table
-from ._mtf import add_polychromatic_option, parse_frequencies, polychromatic_of, spectrum_line
+from ._mtf import parse_frequencies
 from ._report import add_report_options, run_report
+from ._spectrum import add_polychromatic_option, polychromatic_of, spectrum_line
 from ._wavefront import add_wavelength_option
 
 
@@ -58,7 +59,7 @@ def register(subparsers):
 
 def run(args):
     from ..analysis._through_focus import mtf_vs_field
-    from ..plot_focus import mtf_field_figure
+    from ..plot_wavefront import mtf_field_figure
     from ._common import UsageError
 
     frequencies = parse_frequencies(args.frequencies)

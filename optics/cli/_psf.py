@@ -14,13 +14,8 @@ from ._common import (
     samples_option,
     table,
 )
+from ._spectrum import add_polychromatic_option, polychromatic_of, spectrum_line
 from ._wavefront import add_wavelength_option
-
-
-def add_polychromatic_option(parser):
-    from ._mtf import add_polychromatic_option as add
-
-    add(parser)
 
 
 def register(subparsers):
@@ -86,7 +81,6 @@ def run(args):
     from .. import backend as be
     from ..analysis._psf import psf
     from ..analysis.encircled_energy import psf_encircled_energy
-    from ._mtf import polychromatic_of, spectrum_line
 
     if args.plot:
         check_image_path(args.plot)  # before the work, not after it

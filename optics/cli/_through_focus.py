@@ -12,8 +12,8 @@ from ._common import (
     samples_option,
     table,
 )
-from ._mtf import add_polychromatic_option, polychromatic_of, spectrum_line
 from ._report import add_report_options, run_report
+from ._spectrum import add_polychromatic_option, polychromatic_of, spectrum_line
 from ._wavefront import add_wavelength_option
 
 
@@ -64,7 +64,7 @@ def parse_range(text):
 
 def run(args):
     from ..analysis._through_focus import through_focus_mtf
-    from ..plot_focus import through_focus_figure
+    from ..plot_wavefront import through_focus_figure
 
     start, stop = parse_range(args.defocus)
     if not (math.isfinite(args.frequency) and args.frequency >= 0):
