@@ -185,7 +185,7 @@ def pupil_functions(traced: PupilRays, defocus=0.0) -> PupilFunctions:
         chief_x=chief.x,
         chief_y=chief.y,
         lit=be.sum(amplitude, axis=(-2, -1)),
-        max_step_waves=_max_step(waves, amplitude),
+        max_step_waves=float("nan") if be.is_abstract(waves) else _max_step(waves, amplitude),
         samples=n,
         wavelengths=traced.wavelengths,
     )

@@ -21,6 +21,7 @@ docs/lens-files.md for the ``[optimize]`` section that ``optics optimize``
 reads.
 """
 
+from . import operands_focus  # noqa: F401, E402  (registers through_focus_mtf)
 from .constraints import Constraint
 from .diagnostics import OptimizationWarning
 from .drivers import DRIVERS, default_driver, optimize
