@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from .. import backend as be
-from ._psf_core import SamplingWarning
+from ._psf_core import MAX_SAMPLES, SamplingWarning
 
 __all__ = [
     "ConvergenceWarning",
@@ -61,7 +61,8 @@ def converge(evaluate, start, tolerance, *, requested=None, maximum=None, what="
     requested : int, optional
         A fixed N: evaluated together with N/2 to measure its accuracy.
     maximum : int, optional
-        Largest automatic N (:data:`DEFAULT_MAX_SAMPLES`).
+        Largest automatic N: :data:`DEFAULT_MAX_SAMPLES`, or ``start`` when that
+        is larger (at most 1024).
     what : str
         Named in the warning.
 
@@ -69,7 +70,9 @@ def converge(evaluate, start, tolerance, *, requested=None, maximum=None, what="
     -------
     result, accuracy : the finest result and max |figures(N) − figures(N/2)|.
     """
-    maximum = DEFAULT_MAX_SAMPLES if maximum is None else int(maximum)
+    if maximum is None:  # 512, or the slope estimate's N when a steep wavefront needs more
+        maximum = min(max(DEFAULT_MAX_SAMPLES, 2 * (int(start) // 2)), MAX_SAMPLES)
+    maximum = int(maximum)
     if requested is not None:
         requested = int(requested)
         coarse = max(_LOWEST, requested // 2)
