@@ -3,18 +3,17 @@
 The FFT analyses converge as the pupil sampling N grows (the pupil function
 is a midpoint rule over N × N cells, the rim a staircase).  By default N
 starts where the wavefront slope allows (adjacent samples under a quarter
-wave apart) and doubles until the figures of two successive samplings agree
-to the tolerance — Strehl ratio :data:`STREHL_TOLERANCE`, MTF
-:data:`MTF_TOLERANCE`; the finer result is returned with that difference as
-its accuracy (for first-order convergence the difference is the finer
-result's error, for faster convergence an overestimate).  A requested N is
-checked the same way against N/2.  When the tolerance is not reached a
+wave apart) and doubles until the figures at N and at N/2 agree to the tolerance — Strehl
+ratio :data:`STREHL_TOLERANCE`, MTF :data:`MTF_TOLERANCE`; the N/2 figures
+come from every other sample of the same trace (no second trace), and the
+result at N is returned with that difference as its accuracy (the error of
+the N/2 sampling, so for first-order convergence twice the error at N).  A
+requested N is checked the same way.  When the tolerance is not reached a
 :class:`ConvergenceWarning` says so and the accuracy reached is reported.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -48,18 +47,22 @@ def _difference(a, b):
 
 
 def converge(evaluate, start, tolerance, *, requested=None, maximum=None, what="result"):
-    """Run ``evaluate`` at growing pupil samplings until two agree to ``tolerance``.
+    """Evaluate at growing pupil samplings until N and N/2 agree to ``tolerance``.
 
     Parameters
     ----------
     evaluate : callable
-        ``evaluate(n) -> (result, figures)``; ``figures`` an array of the
-        numbers the tolerance applies to (NaN entries are ignored).
+        ``evaluate(n) -> (result, figures, coarse_figures)``: ``figures`` the
+        numbers the tolerance applies to (NaN entries are ignored) at N,
+        ``coarse_figures`` the same from every other sample of the same trace
+        (an N/2 sampling of the pupil, shifted by half a cell: its error is of
+        the N/2 level, so their difference bounds the error at N without a
+        second trace).
     start : int
         First N of the automatic sequence.
     tolerance : float
     requested : int, optional
-        A fixed N: evaluated together with N/2 to measure its accuracy.
+        A fixed N: its accuracy is measured, nothing more is traced.
     maximum : int, optional
         Largest automatic N: :data:`DEFAULT_MAX_SAMPLES`, or ``start`` when that
         is larger (at most 1024).
@@ -68,39 +71,36 @@ def converge(evaluate, start, tolerance, *, requested=None, maximum=None, what="
 
     Returns
     -------
-    result, accuracy : the finest result and max |figures(N) − figures(N/2)|.
+    result, accuracy : the result at the last N and max |figures − coarse_figures|.
     """
     if maximum is None:  # 512, or the slope estimate's N when a steep wavefront needs more
         maximum = min(max(DEFAULT_MAX_SAMPLES, 2 * (int(start) // 2)), MAX_SAMPLES)
     maximum = int(maximum)
     if requested is not None:
         requested = int(requested)
-        coarse = max(_LOWEST, requested // 2)
-        result, figures = evaluate(requested)
-        accuracy = 0.0 if coarse >= requested else _difference(figures, evaluate(coarse)[1])
+        result, figures, coarse = evaluate(requested)
+        accuracy = _difference(figures, coarse)
         if accuracy > tolerance:
             warnings.warn(
                 f"{what}: with {requested} pupil samples the figures still change by "
-                f"{accuracy:.3g} from {coarse} samples (tolerance {tolerance:g}); raise the "
-                "samples or leave them to the convergence test",
+                f"{accuracy:.3g} from {requested // 2} samples (tolerance {tolerance:g}); "
+                "raise the samples or leave them to the convergence test",
                 ConvergenceWarning,
                 stacklevel=3,
             )
         return result, accuracy
-    n = min(max(_LOWEST, int(start)), max(_LOWEST, maximum // 2))
-    result, figures = evaluate(n)
-    accuracy = math.inf
-    while 2 * n <= maximum:
+    n = min(max(2 * _LOWEST, int(start)), maximum)
+    while True:
+        result, figures, coarse = evaluate(n)
+        accuracy = _difference(figures, coarse)
+        if accuracy <= tolerance or 2 * n > maximum:
+            break
         n *= 2
-        finer, finer_figures = evaluate(n)
-        accuracy = _difference(finer_figures, figures)
-        result, figures = finer, finer_figures
-        if accuracy <= tolerance:
-            return result, accuracy
-    warnings.warn(
-        f"{what}: not converged to {tolerance:g} at {n} pupil samples (the last doubling "
-        f"changed the figures by {accuracy:.3g}); the result may be off by about that much",
-        ConvergenceWarning,
-        stacklevel=3,
-    )
+    if accuracy > tolerance:
+        warnings.warn(
+            f"{what}: not converged to {tolerance:g} at {n} pupil samples (they change the "
+            f"figures by {accuracy:.3g} from {n // 2}); the result may be off by about that much",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     return result, accuracy

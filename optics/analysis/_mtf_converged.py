@@ -23,7 +23,7 @@ from ._fourier import diffraction_otf, mtf_axes
 from ._mtf_core import MTFResult
 from ._psf_converged import shifts, spectrum
 from ._psf_core import check_sampling, choose_samples, fast_size
-from ._pupil_set import pupil_functions, trace_pupils
+from ._pupil_set import every_other, pupil_functions, trace_pupils
 
 __all__ = ["converged_mtf", "mtf_of_pupils"]
 
@@ -39,6 +39,11 @@ def mtf_of_pupils(pf, weights, reference, frequencies, grid):
     dark = be.where(be.sum(pf.lit, axis=0) > 0, 0.0, math.nan)[:, None]
     cutoff = be.abs(pf.sigma_x[reference]) + be.abs(pf.sigma_y[reference])
     return tangential + dark, sagittal + dark, limit + dark, cutoff
+
+
+def _figures(curves):
+    """The tangential and sagittal values of ``mtf_of_pupils`` as one host array."""
+    return be.to_numpy(be.detach(be.concatenate([curves[0], curves[1]])))
 
 
 def converged_mtf(
@@ -81,8 +86,8 @@ def converged_mtf(
             asked["frequencies"] = be.asarray([top * k / 10 for k in range(11)])
         size = fast_size(2 * n) if grid is None else max(int(grid), n)
         curves = mtf_of_pupils(pf, weights, reference, asked["frequencies"], size)
-        figures = be.to_numpy(be.detach(be.concatenate([curves[0], curves[1]])))
-        return (pf, size, curves), figures
+        half = mtf_of_pupils(every_other(pf), weights, reference, asked["frequencies"], size)
+        return (pf, size, curves), _figures(curves), _figures(half)
 
     start = 0
     if samples is None:

@@ -21,16 +21,16 @@ from .. import backend as be
 from ..limits import MAX_GRID
 from ._checks import check_field, check_sizes, require_focus, wavelength_of
 from ._converge import STREHL_TOLERANCE, converge
-from ._fourier import intensity_at, psf_weights, true_peak
+from ._fourier import intensity_at, psf_weights, pupil_field, true_peak
 from ._psf_core import PSFResult, check_sampling, choose_samples
-from ._pupil_set import pupil_functions, trace_pupils
+from ._pupil_set import every_other, pupil_functions, trace_pupils
 
 __all__ = ["converged_psf", "spectrum", "window"]
 
 _DEFAULT_IMAGE_PIXELS = 512
 _COARSE_PIXELS = 96
 _MAX_COARSE_PIXELS = 401
-_CANDIDATES = 4
+_CANDIDATES = 3
 _AIRY = 1.22 / 2.0  # Airy radius × |σ| (the cutoff is 2|σ|)
 
 
@@ -101,7 +101,8 @@ def _strehl(pf, q, sx, sy, half_width, airy):
     pixel = 2.0 * half_width / count
     coordinates = (np.arange(count) - count // 2) * pixel
     grid = be.asarray(coordinates)
-    coarse = be.to_numpy(be.detach(intensity_at(pf, q, grid, grid, sx, sy)[0]))
+    field = pupil_field(pf)
+    coarse = be.to_numpy(be.detach(intensity_at(pf, q, grid, grid, sx, sy, field)[0]))
     if not np.isfinite(coarse).any():
         return be.asarray(math.nan), (math.nan, math.nan)
     image = np.where(np.isfinite(coarse), coarse, -np.inf)
@@ -120,7 +121,7 @@ def _strehl(pf, q, sx, sy, half_width, airy):
     found = []
     for index in best:
         i, j = np.unravel_index(int(index), image.shape)
-        found.append(true_peak(pf, q, sx, sy, coordinates[j], coordinates[i], pixel))
+        found.append(true_peak(pf, q, sx, sy, coordinates[j], coordinates[i], pixel, field=field))
     value, x, y = max(found, key=lambda v: float(be.to_numpy(be.detach(v[0]))))
     return value, (x, y)
 
@@ -151,7 +152,12 @@ def converged_psf(
         q = psf_weights(pf, weights)
         half_width, quarter_airy = window(traced, pf, reference)
         strehl, peak = _strehl(pf, q, sx, sy, half_width, 4.0 * quarter_airy)
-        return (traced, pf, strehl, peak), be.to_numpy(be.detach(strehl))
+        coarse = math.nan
+        if all(math.isfinite(v) for v in peak):  # the N/2 sampling's peak, refined from N's
+            half = every_other(pf)
+            value, *_ = true_peak(half, psf_weights(half, weights), sx, sy, *peak, quarter_airy)
+            coarse = be.to_numpy(be.detach(value))
+        return (traced, pf, strehl, peak), be.to_numpy(be.detach(strehl)), coarse
 
     start = 0
     if samples is None:

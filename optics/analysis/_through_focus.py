@@ -26,10 +26,10 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ._checks import check_field, check_frequencies, check_sizes, require_focus
 from ._converge import MTF_TOLERANCE, converge
-from ._mtf_converged import converged_mtf, mtf_of_pupils
+from ._mtf_converged import _figures, converged_mtf, mtf_of_pupils
 from ._psf_converged import spectrum
 from ._psf_core import check_sampling, choose_samples, fast_size
-from ._pupil_set import pupil_functions, trace_pupils
+from ._pupil_set import every_other, pupil_functions, trace_pupils
 
 __all__ = ["ThroughFocusResult", "best_focus", "mtf_vs_field", "through_focus_mtf"]
 
@@ -177,16 +177,19 @@ def through_focus_mtf(
     def evaluate(n):
         traced = trace_pupils(optic, fields, wavelengths, n)
         size = fast_size(2 * n) if grid is None else max(int(grid), n)
-        rows_t, rows_s, worst = [], [], 0.0
+        rows_t, rows_s, half_t, half_s, worst = [], [], [], [], 0.0
         for d in shifts:
             pf = pupil_functions(traced, d)
             worst = max(worst, pf.max_step_waves)
             t, s, _, _ = mtf_of_pupils(pf, weights, reference, frequencies, size)
             rows_t.append(t[:, 0])
             rows_s.append(s[:, 0])
+            t, s, _, _ = mtf_of_pupils(every_other(pf), weights, reference, frequencies, size)
+            half_t.append(t[:, 0])
+            half_s.append(s[:, 0])
         t, s = be.stack(rows_t), be.stack(rows_s)
-        figures = be.to_numpy(be.detach(be.concatenate([t, s])))
-        return (t, s, worst, n), figures
+        coarse = (be.stack(half_t), be.stack(half_s))
+        return (t, s, worst, n), _figures((t, s)), _figures(coarse)
 
     start = 0
     if samples is None:
