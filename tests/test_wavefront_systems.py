@@ -7,8 +7,9 @@ point; radius: to the paraxial exit pupil on the axis) and paraxial ray
 aiming, so OPD at named pupil points agrees to round-off (< 1e-7 waves).
 Optiland's FFT samples the pupil with linspace(-1, 1, N) (edge samples
 included), optics with cell centres, so MTFs agree within the sampling error
-(measured below 3.5e-3 at N = 128; tolerance 5e-3); Strehl ratios likewise
-(measured below 2.8e-3; tolerance 4e-3; optics at N = 128 and 256 agree to 1e-3).
+(measured below 3.5e-3 at N = 128; tolerance 5e-3).  Strehl ratios are the
+true peak of the PSF, compared with Optiland's brightest pixel at 8 pixels per
+lambda F/# (TRUE_PEAK below; tolerance 4e-3).
 """
 
 from __future__ import annotations
