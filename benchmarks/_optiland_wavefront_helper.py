@@ -11,7 +11,9 @@ field at the primary wavelength, with Optiland's public API:
 - ``wavefront``: ``ZernikeOPD`` (chief-ray reference sphere, hexapolar
   sampling with R rings, 37 Fringe terms): the OPD map and its Zernike fit;
 - ``psf``: ``FFTPSF`` with N pupil samples on a G grid, and its Strehl ratio;
-- ``mtf``: one ``FFTMTF`` of all fields with the same N and G.
+- ``mtf``: one ``FFTMTF`` of all fields with the same N and G;
+- ``through_focus``: ``ThroughFocusMTF`` of all fields at one frequency;
+- ``mtf_field``: ``MTFvsField`` at one frequency and wavelength.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import time
 
 from _optiland_common import build, configure, serve
+from optiland.analysis import MTFvsField, ThroughFocusMTF
 from optiland.mtf import FFTMTF
 from optiland.psf import FFTPSF
 from optiland.wavefront import ZernikeOPD
@@ -57,7 +60,36 @@ def mtf(lens):
     )
 
 
-CASES = {"wavefront": wavefront, "psf": psf, "mtf": mtf}
+def through_focus(lens):
+    focus = SETUP["focus"]
+    ThroughFocusMTF(
+        lens,
+        spatial_frequency=focus["frequency"],
+        delta_focus=focus["step"],
+        num_steps=focus["steps"],
+        fields=_fields(),
+        wavelength=SETUP["spec"]["primary"],
+        num_rays=SETUP["samples"],
+    )
+
+
+def mtf_field(lens):
+    MTFvsField(
+        lens,
+        frequencies=[SETUP["focus"]["frequency"]],
+        num_fields=SETUP["field_points"],
+        wavelengths=[SETUP["spec"]["primary"]],
+        num_rays=SETUP["samples"],
+    )
+
+
+CASES = {
+    "wavefront": wavefront,
+    "psf": psf,
+    "mtf": mtf,
+    "through_focus": through_focus,
+    "mtf_field": mtf_field,
+}
 
 
 def run(request):

@@ -10,7 +10,11 @@ reports the same cases, interleaved with Optiland's, through
 :func:`our_case` and :func:`optiland_helper`.  Sampling on both sides:
 the wavefront over ~1000 rays (our Gauss–Legendre rule with 16 rings × 64
 angles, Optiland's hexapolar pupil with 18 rings: 1027 rays) and a 37-term
-Fringe fit; PSF and MTF with N = 64 pupil samples on a G = 128 FFT grid.
+Fringe fit; PSF and MTF with N = 64 pupil samples on a G = 128 FFT grid
+(monochromatic, as Optiland's; our PSF also measures its accuracy at N/2);
+the through-focus MTF at 28 cycles/mm, 11 focus positions 0.02 mm apart
+(Optiland's ``ThroughFocusMTF``), and the MTF versus 11 fields at 28
+cycles/mm (``MTFvsField``), both with N = 64.
 Torch runs on one thread on both sides (``torch.set_num_threads(1)``): on a
 shared two-core machine torch's thread pool otherwise turns a 7 µs
 elementwise op into milliseconds of spin-waiting, and the timings measure the
@@ -36,6 +40,7 @@ from _optiland_driver import OPTILAND_PYTHON, Helper, prescription
 from optics import backend as be
 from optics.analysis._mtf import mtf
 from optics.analysis._psf import psf
+from optics.analysis._through_focus import mtf_vs_field, through_focus_mtf
 from optics.analysis._wavefront import wavefront
 from optics.io import load
 
@@ -43,6 +48,8 @@ FIELDS = ((0.0, 0.0), (0.0, 0.7), (0.0, 1.0))
 RINGS, OPTILAND_RINGS, SAMPLES, GRID = 16, 18, 64, 128
 FREQUENCIES = (10.0, 25.0, 50.0, 100.0)
 ROUNDS = 5
+FOCUS_FREQUENCY, FOCUS_STEP, FOCUS_STEPS, FIELD_POINTS = 28.0, 0.02, 11, 11
+DEFOCUS = [FOCUS_STEP * (k - FOCUS_STEPS // 2) for k in range(FOCUS_STEPS)]
 
 
 def _wavefront(optic):
@@ -50,14 +57,35 @@ def _wavefront(optic):
 
 
 def _psf(optic):
-    return [psf(optic, field, samples=SAMPLES, grid=GRID).strehl for field in FIELDS]
+    return [
+        psf(optic, field, samples=SAMPLES, grid=GRID, polychromatic=False).strehl
+        for field in FIELDS
+    ]
 
 
 def _mtf(optic):
-    return mtf(optic, FIELDS, FREQUENCIES, samples=SAMPLES, grid=GRID)
+    return mtf(optic, FIELDS, FREQUENCIES, samples=SAMPLES, grid=GRID, polychromatic=False)
 
 
-CASES = {"wavefront": _wavefront, "psf": _psf, "mtf": _mtf}
+def _through_focus(optic):
+    return through_focus_mtf(
+        optic, FOCUS_FREQUENCY, DEFOCUS, fields=FIELDS, polychromatic=False, samples=SAMPLES
+    )
+
+
+def _mtf_field(optic):
+    return mtf_vs_field(
+        optic, [FOCUS_FREQUENCY], points=FIELD_POINTS, polychromatic=False, samples=SAMPLES
+    )
+
+
+CASES = {
+    "wavefront": _wavefront,
+    "psf": _psf,
+    "mtf": _mtf,
+    "through_focus": _through_focus,
+    "mtf_field": _mtf_field,
+}
 
 
 def optiland_helper(python=None):
@@ -68,6 +96,8 @@ def optiland_helper(python=None):
         "rings": OPTILAND_RINGS,
         "samples": SAMPLES,
         "grid": GRID,
+        "focus": {"frequency": FOCUS_FREQUENCY, "step": FOCUS_STEP, "steps": FOCUS_STEPS},
+        "field_points": FIELD_POINTS,
     }
     return Helper("_optiland_wavefront_helper.py", setup, python)
 

@@ -6,6 +6,8 @@ backend unless a display backend was chosen, so plotting works headless.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import backend as be
@@ -38,14 +40,15 @@ def opd_map_figure(results):
 
 
 def psf_figure(result, log=False, width=None):
-    """The PSF image around the chief-ray point (``width`` in mm; 40 pixels by default)."""
+    """The PSF image around the chief-ray point (``width`` in mm; by default 1.5 × the
+    radius holding 95 % of the energy, at least 20 pixels: 5 Airy radii)."""
     plt = pyplot()
     from matplotlib.colors import LogNorm
 
     image = be.to_numpy(result.image)
     dx, dy = float(be.item(result.dx)), float(be.item(result.dy))
     grid = image.shape[-1]
-    half = 20 if width is None else max(2, int(0.5 * width / min(dx, dy)))
+    half = _display_half(image) if width is None else max(2, int(0.5 * width / min(dx, dy)))
     half = min(half, grid // 2 - 1)
     c = grid // 2
     crop = image[c - half : c + half + 1, c - half : c + half + 1]
@@ -58,17 +61,42 @@ def psf_figure(result, log=False, width=None):
     )
     fig.colorbar(shown, ax=ax, label="intensity (unaberrated peak = 1)")
     strehl = float(be.item(result.strehl))
-    ax.set_title(f"{_label(result.field)}, {result.wavelength:g} µm, Strehl {strehl:.3f}")
+    ax.set_title(f"{_label(result.field)}, {_spectrum(result)}, Strehl {strehl:.3f}", fontsize=8)
     ax.set_xlabel("x (µm)")
     ax.set_ylabel("y (µm)")
     fig.tight_layout()
     return fig
 
 
-def mtf_figure(result):
-    """Tangential (solid) and sagittal (dashed) MTF per field, with the diffraction limit."""
+def _spectrum(result):
+    """'0.55 µm' or 'polychromatic 0.48-0.65 µm' for a PSF or MTF result."""
+    waves = getattr(result, "wavelengths", ()) or (result.wavelength,)
+    if not getattr(result, "polychromatic", False):
+        return f"{result.wavelength:g} µm"
+    return f"polychromatic {min(waves):.3g}-{max(waves):.3g} µm"
+
+
+def _display_half(image):
+    """Half-width in pixels of the default PSF display: 1.5 × the 95 % energy radius."""
+    grid = image.shape[-1]
+    index = np.arange(grid) - grid // 2
+    radius = np.hypot(index[None, :], index[:, None]).ravel()
+    values = np.nan_to_num(image.ravel())
+    order = np.argsort(radius)
+    energy = np.cumsum(values[order])
+    if not energy[-1] > 0:
+        return grid // 2 - 1
+    r95 = radius[order][np.searchsorted(energy, 0.95 * energy[-1])]
+    return int(min(grid // 2 - 1, max(20, math.ceil(1.5 * r95))))
+
+
+def mtf_figure(result, name=None):
+    """Tangential (solid) and sagittal (dashed) MTF per field, with the diffraction limit
+    of the actual pupil; the title names the lens (``name``) and the wavelengths."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.2))
+    title = f"{name}: " if name else ""
+    ax.set_title(f"{title}MTF, {_spectrum(result)}", fontsize=9)
     f = be.to_numpy(result.frequencies)
     for i, field in enumerate(result.fields):
         color = _COLORS[i % len(_COLORS)]
@@ -96,6 +124,54 @@ def encircled_energy_figure(curves):
     ax.set_ylabel("encircled energy")
     ax.set_ylim(0, 1.02)
     ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def through_focus_figure(result, optic=None):
+    """T (solid) and S (dashed) MTF against defocus per field, the best focus marked."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    z = be.to_numpy(result.defocus)
+    t, s = be.to_numpy(result.tangential), be.to_numpy(result.sagittal)
+    for i, field in enumerate(result.fields):
+        color = _COLORS[i % len(_COLORS)]
+        ax.plot(z, t[:, i], color=color, label=f"{_label(field)} T")
+        ax.plot(z, s[:, i], color=color, linestyle="--", label="S")
+    ax.axvline(result.best_focus, color="k", linewidth=0.8, linestyle=":", label="best focus")
+    name = f"{optic.name}: " if optic is not None and optic.name else ""
+    ax.set_title(
+        f"{name}through-focus MTF at {result.frequency:g} cycles/mm, {_spectrum(result)}",
+        fontsize=9,
+    )
+    ax.set_xlabel("image-surface shift along z (mm, + away from the lens)")
+    ax.set_ylabel("MTF")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def mtf_field_figure(result, optic=None):
+    """T (solid) and S (dashed) MTF against normalized field height, one colour per frequency."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    y = [field[1] for field in result.fields]
+    f = be.to_numpy(result.frequencies)
+    t, s = be.to_numpy(result.tangential), be.to_numpy(result.sagittal)
+    for k, frequency in enumerate(f):
+        color = _COLORS[k % len(_COLORS)]
+        ax.plot(y, t[:, k], color=color, label=f"{frequency:g} c/mm T")
+        ax.plot(y, s[:, k], color=color, linestyle="--", label="S")
+    name = f"{optic.name}: " if optic is not None and optic.name else ""
+    ax.set_title(f"{name}MTF versus field, {_spectrum(result)}", fontsize=9)
+    ax.set_xlabel("normalized field height y")
+    ax.set_ylabel("MTF")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
     fig.tight_layout()
     return fig

@@ -7,8 +7,9 @@ point; radius: to the paraxial exit pupil on the axis) and paraxial ray
 aiming, so OPD at named pupil points agrees to round-off (< 1e-7 waves).
 Optiland's FFT samples the pupil with linspace(-1, 1, N) (edge samples
 included), optics with cell centres, so MTFs agree within the sampling error
-(measured below 3.5e-3 at N = 128; tolerance 5e-3); Strehl ratios likewise
-(measured below 2.8e-3; tolerance 4e-3; optics at N = 128 and 256 agree to 1e-3).
+(measured below 3.5e-3 at N = 128; tolerance 5e-3).  Strehl ratios are the
+true peak of the PSF, compared with Optiland's brightest pixel at 8 pixels per
+lambda F/# (TRUE_PEAK below; tolerance 4e-3).
 """
 
 from __future__ import annotations
@@ -31,6 +32,15 @@ DATA = Path(__file__).resolve().parent / "data" / "wavefront"
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = json.loads((DATA / "reference.json").read_text())
 SYSTEMS = sorted(REFERENCE["systems"])
+# The Strehl ratio is the PSF's true peak: reference.json's are Optiland's brightest pixel
+# at 2 pixels per lambda F/#.  These are Optiland 0.6.3's FFTPSF strehl_ratio() at
+# num_rays=256, grid_size=2048 (8 pixels per lambda F/#; at 128/1024 they differ by < 7e-4).
+TRUE_PEAK = {
+    "cooke_triplet": (0.30855, 0.02493, 0.10250),
+    "paraboloid": (1.00000, 0.90591),
+    "tilted_singlet": (0.19883, 0.11105),
+    "finite_doublet": (0.94346, 0.45643),
+}
 
 
 def _load(name):
@@ -72,14 +82,14 @@ def test_mtf_at_five_frequencies_and_strehl_match_the_reference(name):
     frequencies = system["fields"][0]["mtf_frequencies"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SamplingWarning)
-        result = mtf(optic, fields, frequencies, samples=128, grid=256)
+        result = mtf(optic, fields, frequencies, samples=128, grid=256, polychromatic=False)
     for i, record in enumerate(system["fields"]):
         np.testing.assert_allclose(result.tangential[i], record["mtf_tangential"], atol=5e-3)
         np.testing.assert_allclose(result.sagittal[i], record["mtf_sagittal"], atol=5e-3)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)
-            strehl = psf(optic, tuple(record["field"]), samples=128, grid=256).strehl
-        assert float(strehl) == pytest.approx(record["strehl"], abs=4e-3)
+            strehl = psf(optic, tuple(record["field"]), samples=128, polychromatic=False).strehl
+        assert float(strehl) == pytest.approx(TRUE_PEAK[name][i], abs=4e-3)
 
 
 def test_perfect_paraboloid_on_axis_has_zero_opd_unit_strehl_and_the_diffraction_limit():
@@ -148,7 +158,7 @@ def test_under_sampled_psf_warns_and_automatic_sampling_does_not():
         warnings.simplefilter("error", SamplingWarning)
         result = psf(optic, (0.0, 1.0))
     assert result.samples > 16 and result.max_step_waves < 0.5
-    assert result.grid >= 2 * result.samples
+    assert result.accuracy <= 0.005  # the convergence test's Strehl tolerance
 
 
 def test_strehl_of_a_slightly_defocused_paraboloid(backend):

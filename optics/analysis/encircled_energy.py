@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .. import backend as be
 from ..errors import ConfigurationError
 from ._opd import sample_wavefront
-from ._psf import PSFResult
+from ._psf_core import PSFResult
 from ._wavefront import pupil_samples
 from .spot import in_image_frame
 

@@ -30,6 +30,8 @@ _SUBCOMMANDS = (
     "optics.cli._wavefront",
     "optics.cli._mtf",
     "optics.cli._psf",
+    "optics.cli._through_focus",
+    "optics.cli._mtf_field",
     "optics.cli._convert",
     "optics.cli._tolerance",
     "optics.cli._seidel",

@@ -15,6 +15,7 @@ from ._common import (
     samples_option,
     table,
 )
+from ._spectrum import add_polychromatic_option, polychromatic_of, spectrum_line
 from ._wavefront import add_wavelength_option
 
 
@@ -31,11 +32,18 @@ def register(subparsers):
     )
     parser.add_argument("--field", type=int, default=0, metavar="I", help="field index (default 0)")
     add_wavelength_option(parser)
+    add_polychromatic_option(parser)
     parser.add_argument(
-        "--samples", type=samples_option, default=None, help="pupil samples N (8-1024)"
+        "--samples",
+        type=samples_option,
+        default=None,
+        help="pupil samples N (8-1024; default: doubled until the Strehl ratio changes by < 0.005)",
     )
     parser.add_argument(
-        "--grid", type=grid_option, default=None, help="FFT size G (default 2N; at most 4096)"
+        "--grid",
+        type=grid_option,
+        default=None,
+        help="image pixels across (default: a quarter Airy radius each; at most 4096)",
     )
     parser.add_argument("--log", action="store_true", help="plot on a logarithmic scale")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -86,14 +94,15 @@ def run(args):
             raise UsageError(f"--field must be 0..{len(fields) - 1}, not {args.field}")
         if args.samples is not None and args.samples < 8:
             raise UsageError(f"--samples must be at least 8, not {args.samples}")
-        if args.grid is not None and args.grid < (args.samples or 8):
-            raise UsageError(f"--grid must be at least the pupil samples, not {args.grid}")
+        if args.grid is not None and args.grid < 8:
+            raise UsageError(f"--grid must be at least 8 pixels, not {args.grid}")
         result = psf(
             optic,
             fields[args.field],
             args.wavelength,
             samples=args.samples,
             grid=args.grid,
+            polychromatic=polychromatic_of(args),
             **chunk_options(args),
         )
         pixel = min(float(be.item(result.dx)), float(be.item(result.dy)))
@@ -106,7 +115,12 @@ def run(args):
     report = {
         "field": list(result.field),
         "wavelength": result.wavelength,
+        "wavelengths": list(result.wavelengths),
+        "weights": list(result.weights),
+        "polychromatic": result.polychromatic,
         "strehl": float(be.item(result.strehl)),
+        "accuracy": {"strehl": result.accuracy, "tolerance": 0.005},
+        "peak_mm": [float(v) for v in result.peak],
         "samples": result.samples,
         "grid": result.grid,
         "pixel_mm": [float(be.item(result.dx)), float(be.item(result.dy))],
@@ -118,8 +132,11 @@ def run(args):
     if args.json:
         print_json(report)
         return 0
-    print(f"field {tuple(report['field'])} at {report['wavelength']:g} um")
-    print(f"Strehl ratio {report['strehl']:.6g}  (N = {result.samples}, G = {result.grid})")
+    print(f"field {tuple(report['field'])}, {spectrum_line(report)}")
+    print(
+        f"Strehl ratio {report['strehl']:.6g} +- {result.accuracy:.2g}  "
+        f"(N = {result.samples} pupil samples, {result.grid} x {result.grid} pixels)"
+    )
     print()
     rows = zip((r * 1000 for r in radii), report["encircled_energy"]["fraction"])
     print(table(["radius um", "encircled energy"], rows))

@@ -61,7 +61,7 @@ def wavefront_report(optic, wavelength, rings):
     for field in optic.fields.normalized():
         result = wavefront(optic, field, wavelength, rings=rings)
         record = result.as_dict()
-        record["strehl"] = float(psf(optic, field, wavelength).strehl)
+        record["strehl"] = float(psf(optic, field, wavelength, polychromatic=False).strehl)
         records.append(record)
         results.append(result)
     return records, results

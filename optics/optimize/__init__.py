@@ -21,7 +21,10 @@ docs/lens-files.md for the ``[optimize]`` section that ``optics optimize``
 reads.
 """
 
-from . import operands_thermal  # noqa: F401 - registers the thermal_focus_shift operand
+from . import (
+    operands_focus,  # noqa: F401 - registers the through_focus_mtf operand
+    operands_thermal,  # noqa: F401 - registers the thermal_focus_shift operand
+)
 from .constraints import Constraint
 from .diagnostics import OptimizationWarning
 from .drivers import DRIVERS, default_driver, optimize
