@@ -106,10 +106,8 @@ def test_trace_cache_blocking(benchmark, n, backend_name, blocked):
 
         def run():
             with be.no_grad():
-                if blocked:
-                    return trace_rays(optic, (0.0, 0.7), (px, py))
-                with be.ray_blocks(None):
-                    return trace_rays(optic, (0.0, 0.7), (px, py))
+                method = "blocked" if blocked else "eager"
+                return trace_rays(optic, (0.0, 0.7), (px, py), method=method)
 
         benchmark.pedantic(run, rounds=5, warmup_rounds=1)
     _record_rate(benchmark, n, optic)

@@ -94,7 +94,6 @@ from ._fused import (  # noqa: F401  (re-exported through __all__)
     accumulate,
     add_product,
     ray_block_size,
-    ray_blocks,
     write_block,
 )
 from ._host import on_host  # noqa: F401  (re-exported through __all__)

@@ -11,17 +11,10 @@ array.  The values are those of the out-of-place expression.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-
 from . import _registry
 from ._autodiff import grad_active
 from ._compile import is_compiling
 from ._dispatch import impl_of, impl_of_all, impls_of
-
-_BLOCK: contextvars.ContextVar[tuple | None] = contextvars.ContextVar(
-    "optics_ray_block", default=None
-)
 
 
 def accumulate(total, term, weight=1.0):
@@ -76,7 +69,8 @@ def ray_block_size(*arrays) -> int | None:
     capability (:mod:`optics.backend._registry`, chosen by measurement) must
     be set, every array must live on the CPU, no gradient may be recording
     (``grad_active``: a graph keeps every block alive anyway) and no graph
-    compiler may be tracing.  :func:`ray_blocks` overrides the size.
+    compiler may be tracing.  A trace method chooses another size
+    (``optics.trace.Blocked(block=...)``).
 
     Parameters
     ----------
@@ -91,30 +85,11 @@ def ray_block_size(*arrays) -> int | None:
     if not impls or grad_active(*arrays) or is_compiling(*arrays):
         return None
     sizes = {_registry.info(impl.name).ray_block for impl in impls}
-    override = _BLOCK.get()
-    if override is not None:
-        sizes = {override[0] if size is not None else None for size in sizes}
     if len(sizes) != 1 or None in sizes:
         return None
     if any(impl_of(a).device_of(a) != "cpu" for a in arrays if hasattr(a, "shape")):
         return None
     return sizes.pop()
-
-
-@contextlib.contextmanager
-def ray_blocks(size: int | None):
-    """Trace in blocks of ``size`` rays inside the block (None: one batch).
-
-    For measurements and for tests that compare a blocked trace with one
-    batch; a backend without the ``ray_block`` capability stays one batch.
-    """
-    if size is not None and size < 1:
-        raise ValueError(f"ray_blocks: the block size must be >= 1, not {size}")
-    token = _BLOCK.set((size,))
-    try:
-        yield
-    finally:
-        _BLOCK.reset(token)
 
 
 def write_block(out, start, stop, value):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import backend as be
 from ..limits import check_wavelength
-from .methods import Eager, RayBatch, resolve
+from .methods import RayBatch, resolve
 from .prepared import prepare
 from .real_image_height import field_parameters
 
@@ -43,10 +43,11 @@ def trace_rays(system, field, pupil, wavelength=None, *, method=None, aiming=Non
     return _traced(system, field, pupil, wavelength, method, aiming, ()).rays
 
 
-def trace_surfaces(system, field, pupil, wavelength=None, *, aiming=None):
+def trace_surfaces(system, field, pupil, wavelength=None, *, method=None, aiming=None):
     """The rays at every surface, from the launch (index 0) to the image (for plots).
 
-    Parameters as :func:`trace_rays` (traced eagerly).
+    Parameters as :func:`trace_rays`; the method must keep the rays along the
+    way (every method but "compiled").
 
     Returns
     -------
@@ -54,7 +55,7 @@ def trace_surfaces(system, field, pupil, wavelength=None, *, aiming=None):
         One per surface, in global coordinates, shaped like the broadcast inputs.
     """
     count = len(prepare(system).surfaces)
-    traced = _traced(system, field, pupil, wavelength, Eager(), aiming, tuple(range(count)))
+    traced = _traced(system, field, pupil, wavelength, method, aiming, tuple(range(count)))
     return [traced.kept[i] for i in range(count - 1)] + [traced.rays]
 
 
