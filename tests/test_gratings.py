@@ -250,9 +250,18 @@ OPTILAND_FLAT = [
     (0.0, -0.117400000000, 0.993084709378, 0.0, 3.953474747178),
     (0.034560264860, 0.021689961122, 0.999167220078, -0.088004289382, 5.898519009485),
 ]
-# Optiland 0.6.3, the curved reflective file (R 70 mirror grating, 0.2 lines/µm,
-# order 1, image at −30): y at the image of the two meridional rays.
-OPTILAND_CURVED_Y = [3.546525252822, 18.020183172766]
+# Optiland 0.6.3, the curved reflective file (R 70 mirror, 0.2 lines/µm, order 1,
+# image at −30) built with its API as a phase surface,
+# phase_profile=LinearGratingPhaseProfile(period=0.005, angle=pi/2, order=1) (its
+# exact surface-gradient model; its surface_type="grating" projects the spacing
+# approximately, 3e-6 mm off at the image for the third ray): L, M, N, x, y.
+OPTILAND_CURVED = [
+    (0.0, 0.1174000000000, -0.9930847093778, 0.0, 3.5465252528222),
+    (0.0, 0.3270019379746, -0.9450236677252, 0.0, 18.0201831727661),
+    (0.0040370330815, 0.4006582283548, -0.9162186891870, -0.9846221021112, 18.4892316501792),
+]
+#: The same trace: OPD of the on-axis marginal ray minus the chief ray's (mm).
+OPTILAND_CURVED_MARGINAL_OPD = 3.2461654365815
 
 
 @needs_corpus
@@ -270,13 +279,16 @@ def test_the_flat_transmission_grating_file_traces_like_optiland():
 
 
 @needs_corpus
-def test_the_curved_reflective_grating_file_obeys_the_vector_grating_equation():
+def test_the_curved_reflective_grating_file_traces_like_optiland_and_the_grating_equation():
     optic = optics.load(CORPUS / "optiland-curved_reflective_grating.zmx")
-    for (h, p), y in zip(RAYS[:2], OPTILAND_CURVED_Y):
+    for (h, p), expected in zip(RAYS, OPTILAND_CURVED):
         ray = optics.trace_rays(optic, h, p, 0.587)
-        assert float(be.item(ray.y)) == pytest.approx(y, abs=2e-12)
-    # Off the meridian Optiland projects the line spacing approximately (3e-6 mm
-    # apart at the image); check the ray against the equation itself instead.
+        got = [float(be.item(getattr(ray, k))) for k in ("L", "M", "N", "x", "y")]
+        np.testing.assert_allclose(got, expected, rtol=0, atol=2e-12)
+    pair = optics.trace_rays(optic, (0.0, 0.0), (np.array([0.0, 0.0]), np.array([0.0, 1.0])), 0.587)
+    opd = be.to_numpy(pair.opd)
+    assert opd[1] - opd[0] == pytest.approx(OPTILAND_CURVED_MARGINAL_OPD, abs=1e-11)
+    # First principles at the hit of the skew ray: n k′ₜ = n kₜ + m λ T ŷₜ, |k′| = 1.
     h, p = RAYS[2]
     before, at = optics.trace_surfaces(optic, h, p, 0.587)[:2]
     c = 1 / 70.0
@@ -289,3 +301,49 @@ def test_the_curved_reflective_grating_file_obeys_the_vector_grating_equation():
     np.testing.assert_allclose(tangential(k_out), tangential(k_in + grating), atol=1e-14)
     assert np.dot(k_out, normal) * np.dot(k_in, normal) < 0  # reflected
     assert np.linalg.norm(k_out) == pytest.approx(1.0, abs=1e-15)
+
+
+# Optiland 0.6.3: a radial phase on a curved N-BK7 singlet, built with its API:
+# surface 1 radius 50, thickness 4, N-BK7, stop,
+# phase_profile=RadialPhaseProfile([A_i / R**(2i)]) with A = (−900, 4, −0.3), R = 5;
+# surface 2 radius −80, thickness 60; EPD 15, angle fields 0/10°, 0.587 µm.
+# The skew ray (Hx, Hy, Px, Py) = (0.2, 0.8, −0.15, 0.7): L, M, N, x, y; and the
+# on-axis marginal-minus-chief OPD (mm).
+OPTILAND_RADIAL_SKEW = (
+    0.0601873129159,
+    0.0128915000004,
+    0.9981038506046,
+    2.6395838015052,
+    6.1798039044579,
+)
+OPTILAND_RADIAL_MARGINAL_OPD = 0.3145154466428
+
+
+def test_a_radial_phase_singlet_traces_like_optiland():
+    optic = optic_from_dict(
+        {
+            "aperture": {"type": "epd", "value": 15.0},
+            "fields": {"type": "angle", "values": [0.0, 10.0]},
+            "wavelengths": {"values": [0.587]},
+            "surfaces": [
+                {"thickness": math.inf},
+                {
+                    "type": "radial_phase",
+                    "radius": 50.0,
+                    "coefficients": [-900.0, 4.0, -0.3],
+                    "norm_radius": 5.0,
+                    "thickness": 4.0,
+                    "material": "N-BK7",
+                    "stop": True,
+                },
+                {"radius": -80.0, "thickness": 60.0},
+                {},
+            ],
+        }
+    )
+    ray = optics.trace_rays(optic, (0.2, 0.8), (-0.15, 0.7))
+    got = [float(be.item(getattr(ray, k))) for k in ("L", "M", "N", "x", "y")]
+    np.testing.assert_allclose(got, OPTILAND_RADIAL_SKEW, rtol=0, atol=2e-12)
+    pair = optics.trace_rays(optic, (0.0, 0.0), (np.array([0.0, 0.0]), np.array([0.0, 1.0])))
+    opd = be.to_numpy(pair.opd)
+    assert opd[1] - opd[0] == pytest.approx(OPTILAND_RADIAL_MARGINAL_OPD, abs=1e-11)
