@@ -46,9 +46,7 @@ def _grating(density=0.3, order=1, **extra):
 
 @pytest.mark.parametrize("theta", [0.0, 12.0, -20.0])
 @pytest.mark.parametrize("order", [1, -1, 2])
-def test_a_plane_grating_follows_sin_theta_m_equals_sin_theta_i_plus_m_lambda_over_d(
-    theta, order, backend
-):
+def test_a_plane_grating_follows_sin_theta_m_equals_sin_theta_i_plus_m_lambda_over_d(theta, order):
     density = 0.3  # lines per µm: d = 3.33 µm
     optic = _system(_grating(density, order), field=abs(theta) or 1.0)
     hy = theta / (abs(theta) or 1.0)
@@ -57,6 +55,13 @@ def test_a_plane_grating_follows_sin_theta_m_equals_sin_theta_i_plus_m_lambda_ov
     assert bool(be.item(ray.valid))
     assert float(be.item(ray.M)) == pytest.approx(expected, abs=1e-14)
     assert float(be.item(ray.L)) == pytest.approx(0.0, abs=1e-15)
+
+
+def test_the_grating_equation_holds_on_every_backend(backend):
+    optic = _system(_grating(0.3, -1), field=12.0)
+    ray = optics.trace_rays(optic, (0.0, 1.0), (0.3, -0.4))
+    expected = math.sin(math.radians(12.0)) - WAVELENGTH * 0.3
+    assert float(be.item(ray.M)) == pytest.approx(expected, abs=1e-14)
 
 
 def test_littrow_a_reflective_grating_sends_the_ray_back_on_itself():
@@ -125,7 +130,7 @@ def _binomial_half(i):
 
 
 @pytest.mark.parametrize("order", [1, -1])
-def test_a_diffractive_lens_focuses_a_collimated_beam_with_zero_opd(order, backend):
+def test_a_diffractive_lens_focuses_a_collimated_beam_with_zero_opd(order):
     focal = 100.0  # F/10: the Taylor series converges fast at r/f <= 0.05
     optic = _system(_diffractive_lens(focal, 5.0, order=order), image=focal)
     px, py = np.meshgrid(np.linspace(-1, 1, 7), np.linspace(-1, 1, 7))
@@ -347,3 +352,85 @@ def test_a_radial_phase_singlet_traces_like_optiland():
     pair = optics.trace_rays(optic, (0.0, 0.0), (np.array([0.0, 0.0]), np.array([0.0, 1.0])))
     opd = be.to_numpy(pair.opd)
     assert opd[1] - opd[0] == pytest.approx(OPTILAND_RADIAL_MARGINAL_OPD, abs=1e-11)
+
+
+# --- .zmx text: BINARY_2 and DGRATING read, bad values refused
+
+_ZMX = """MODE SEQ
+UNIT {unit} X W X CM MR CPMM
+ENPD 10
+FTYP 0 0 1 1 0 0 0
+YFLN 0
+WAVM 1 0.55 1
+PWAV 1
+SURF 0
+  CURV 0
+  DISZ INFINITY
+SURF 1
+  STOP
+  TYPE {kind}
+  CURV 0.0
+{lines}
+  DISZ 100
+SURF 2
+  CURV 0
+  DISZ 0
+"""
+
+
+def _zmx(kind, lines, unit="MM"):
+    from optics.io.zemax import loads
+
+    return loads(_ZMX.format(kind=kind, lines=lines, unit=unit).encode(), "lens.zmx")
+
+
+def test_a_binary_2_surface_reads_its_order_norm_radius_and_phase_terms():
+    optic = _zmx(
+        "BINARY_2",
+        "  PARM 0 -1\n  XDAT 1 2 0 0\n  XDAT 2 0.5 0 0\n  XDAT 3 -150 0 0\n  XDAT 4 2.5 0 0",
+        unit="CM",
+    )
+    spec = optic.surfaces[1].geometry.to_spec()
+    assert spec == {
+        "radius": math.inf,
+        "coefficients": [-150.0, 2.5],
+        "norm_radius": 5.0,  # 0.5 cm
+        "order": -1,
+    }
+    power = 1 * -150.0 * WAVELENGTH * 1e-3 / (math.pi * 25.0)  # −m A₁ λ / (π R²), m = −1
+    assert paraxial(optic).efl == pytest.approx(1 / power, rel=1e-13)
+
+
+@pytest.mark.parametrize(
+    "kind, lines, message",
+    [
+        ("DGRATING", "  PARM 1 0\n  PARM 2 1", r"surface 1: DGRATING with line density 0"),
+        ("DGRATING", "  PARM 1 0.3\n  PARM 2 1.5", r"PARM 2 1.5: a diffraction order is a whole"),
+        ("BINARY_2", "  PARM 0 1\n  XDAT 1 1 0 0\n  XDAT 3 -1 0 0", r"normalization radius 0"),
+        ("BINARY_2", "  PARM 0 1\n  PARM 2 1e-5\n  XDAT 2 1 0 0", r"BINARY_2 with aspheric terms"),
+    ],
+)
+def test_bad_grating_data_in_a_zmx_file_is_refused_naming_the_surface(kind, lines, message):
+    with pytest.raises(LensFileError, match=message):
+        _zmx(kind, lines)
+
+
+@pytest.mark.parametrize("method", ["blocked", "streamed"])
+def test_every_trace_method_diffracts_alike(method):
+    optic = _system(_grating(0.25, 1, radius=60.0), before="N-BK7")
+    reference = optics.trace_bundle(optic, pupil=3)
+    other = optics.trace_bundle(optic, pupil=3, method=method)
+    for name in ("x", "y", "L", "M", "opd"):
+        np.testing.assert_allclose(
+            be.to_numpy(getattr(other.rays, name)),
+            be.to_numpy(getattr(reference.rays, name)),
+            rtol=0,
+            atol=1e-12,
+        )
+
+
+def test_seidel_sums_refuse_a_grating():
+    from optics.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="grating"):
+        optics.seidel(_system(_grating(0.25, 1)))
