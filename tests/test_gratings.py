@@ -115,7 +115,7 @@ def _diffractive_lens(focal, norm, terms=8, wavelength=WAVELENGTH, order=1):
     ]
     return {
         "type": "radial_phase",
-        "coefficients": coefficients,
+        "phase_coefficients": coefficients,
         "norm_radius": norm,
         "order": order,
     }
@@ -162,7 +162,7 @@ def test_the_phase_sign_matters_a_flipped_path_is_not_a_focus():
 def test_the_paraxial_power_is_minus_m_a1_lambda_over_pi_r_squared():
     a1, norm, order = -300.0, 4.0, 2
     optic = _system(
-        {"type": "radial_phase", "coefficients": [a1], "norm_radius": norm, "order": order}
+        {"type": "radial_phase", "phase_coefficients": [a1], "norm_radius": norm, "order": order}
     )
     power = -order * a1 * WAVELENGTH * 1e-3 / (math.pi * norm**2)
     assert paraxial(optic).efl == pytest.approx(1 / power, rel=1e-13)
@@ -193,8 +193,10 @@ def test_gradients_by_radius_and_line_density_match_central_differences(name, au
 
 def test_gradient_by_a_phase_coefficient_matches_central_differences(autodiff_backend):
     def loss(value):
-        optic = _system({"type": "radial_phase", "coefficients": [-200.0, 3.0], "norm_radius": 5.0})
-        optic.surfaces[1].geometry.coefficients[0] = value
+        optic = _system(
+            {"type": "radial_phase", "phase_coefficients": [-200.0, 3.0], "norm_radius": 5.0}
+        )
+        optic.surfaces[1].geometry.phase_coefficients[0] = value
         ray = optics.trace_rays(optic, (0.0, 0.5), (0.2, 0.9))
         return ray.y + ray.opd
 
@@ -222,7 +224,7 @@ def test_bad_grating_keys_are_lens_file_errors():
     with pytest.raises(LensFileError, match="order"):
         _system(_grating(0.3, 1.5))
     with pytest.raises(LensFileError, match="norm_radius"):
-        _system({"type": "radial_phase", "coefficients": [1.0], "norm_radius": 0.0})
+        _system({"type": "radial_phase", "phase_coefficients": [1.0], "norm_radius": 0.0})
 
 
 def test_zmx_export_and_read_back(tmp_path):
@@ -335,7 +337,7 @@ def test_a_radial_phase_singlet_traces_like_optiland():
                 {
                     "type": "radial_phase",
                     "radius": 50.0,
-                    "coefficients": [-900.0, 4.0, -0.3],
+                    "phase_coefficients": [-900.0, 4.0, -0.3],
                     "norm_radius": 5.0,
                     "thickness": 4.0,
                     "material": "N-BK7",
@@ -393,7 +395,7 @@ def test_a_binary_2_surface_reads_its_order_norm_radius_and_phase_terms():
     spec = optic.surfaces[1].geometry.to_spec()
     assert spec == {
         "radius": math.inf,
-        "coefficients": [-150.0, 2.5],
+        "phase_coefficients": [-150.0, 2.5],
         "norm_radius": 5.0,  # 0.5 cm
         "order": -1,
     }
@@ -407,7 +409,6 @@ def test_a_binary_2_surface_reads_its_order_norm_radius_and_phase_terms():
         ("DGRATING", "  PARM 1 0\n  PARM 2 1", r"surface 1: DGRATING with line density 0"),
         ("DGRATING", "  PARM 1 0.3\n  PARM 2 1.5", r"PARM 2 1.5: a diffraction order is a whole"),
         ("BINARY_2", "  PARM 0 1\n  XDAT 1 1 0 0\n  XDAT 3 -1 0 0", r"normalization radius 0"),
-        ("BINARY_2", "  PARM 0 1\n  PARM 2 1e-5\n  XDAT 2 1 0 0", r"BINARY_2 with aspheric terms"),
     ],
 )
 def test_bad_grating_data_in_a_zmx_file_is_refused_naming_the_surface(kind, lines, message):
@@ -434,3 +435,32 @@ def test_seidel_sums_refuse_a_grating():
 
     with pytest.raises(ConfigurationError, match="grating"):
         optics.seidel(_system(_grating(0.25, 1)))
+
+
+def test_an_even_asphere_phase_is_the_asphere_plus_the_phase():
+    phase = {"phase_coefficients": [-700.0, 5.0], "norm_radius": 5.0}
+    sag = {"radius": 40.0, "coefficients": [0.0, 2e-6, -1e-8]}
+    both = _system({"type": "even_asphere_phase", **sag, **phase}, before="N-BK7")
+    asphere = _system({"type": "even_asphere", **sag}, before="N-BK7")
+    flat_sag = _system({"type": "even_asphere_phase", "radius": 40.0, **phase}, before="N-BK7")
+    conic = _system({"type": "radial_phase", "radius": 40.0, **phase}, before="N-BK7")
+    off = _system({"type": "even_asphere_phase", **sag, **phase, "order": 0}, before="N-BK7")
+    px, py = np.array([0.0, 0.6, -0.2]), np.array([0.9, -0.3, 0.5])
+    trace = lambda o: optics.trace_rays(o, (0.0, 1.0), (px, py))  # noqa: E731
+    for a, b in ((trace(flat_sag), trace(conic)), (trace(off), trace(asphere))):
+        for name in ("x", "y", "L", "M", "opd"):
+            np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=0, atol=1e-12)
+    assert np.max(np.abs(trace(both).y - trace(conic).y)) > 1e-4  # the sag terms act
+
+
+def test_a_binary_2_surface_with_aspheric_terms_reads_and_writes_back(tmp_path):
+    optic = _zmx(
+        "BINARY_2", "  PARM 0 1\n  PARM 2 1e-6\n  XDAT 1 1 0 0\n  XDAT 2 4 0 0\n  XDAT 3 -80 0 0"
+    )
+    spec = optic.surfaces[1].geometry.to_spec()
+    assert optic.surfaces[1].geometry.type_name == "even_asphere_phase"
+    assert spec["coefficients"] == [0.0, 1e-6]
+    assert (spec["phase_coefficients"], spec["norm_radius"], spec["order"]) == ([-80.0], 4.0, 1)
+    path = tmp_path / "b2.zmx"
+    optics.save(optic, path)
+    assert optics.load(path).surfaces[1].geometry.to_spec() == spec

@@ -217,17 +217,9 @@ def _grating(entry, params, block, where):
 
 
 def _binary_2(entry, params, block, where, scale):
-    """BINARY_2: PARM 0 the order, XDAT 1 the term count, XDAT 2 the norm radius, 3.. Aᵢ.
-
-    The phase coefficients are radians of the normalized radius (no unit);
-    an even-asphere departure (PARM 1-8) on the same surface is refused.
+    """BINARY_2: PARM 0 the order, PARM 1..8 the even-asphere sag, XDAT 1 the term
+    count, XDAT 2 the norm radius, XDAT 3.. the phase's Aᵢ (radians: no unit).
     """
-    bumps = [n for n in range(1, 9) if params.get(n, 0.0) != 0]
-    if bumps:
-        raise LensFileError(
-            f"{where}: BINARY_2 with aspheric terms (PARM {bumps[0]}): an asphere under a "
-            "diffractive phase is not supported (only its sphere or conic base)"
-        )
     _whole_order(params.get(0, 0.0), 0, block, where)
     extra = _freeforms.xdat(block, where)
     terms = _freeforms.term_count(block, extra, 1, where)
@@ -237,16 +229,15 @@ def _binary_2(entry, params, block, where, scale):
             f"{where}: BINARY_2 with normalization radius {extra.get(2, 0.0):g} (XDAT 2): "
             "it must be positive"
         )
-    coefficients = [extra.get(n, 0.0) for n in range(3, 3 + terms)]
-    while coefficients and coefficients[-1] == 0:
-        coefficients.pop()
-    return {
-        **entry,
-        "type": "radial_phase",
-        "coefficients": coefficients,
-        "norm_radius": norm,
-        "order": int(params.get(0, 0.0)),
-    }
+    phase = [extra.get(n, 0.0) for n in range(3, 3 + terms)]
+    while phase and phase[-1] == 0:
+        phase.pop()
+    entry = {**entry, "type": "radial_phase"}
+    sag = _coefficients(params, 1, 8, lambda i: 2 * (i + 1), scale)
+    if sag:
+        entry.update(type="even_asphere_phase", coefficients=sag)
+    order = int(params.get(0, 0.0))
+    return {**entry, "phase_coefficients": phase, "norm_radius": norm, "order": order}
 
 
 def _whole_order(order, n, block, where):
