@@ -203,6 +203,28 @@ def test_gradient_by_a_phase_coefficient_matches_central_differences(autodiff_ba
     _gradcheck(loss, -200.0, autodiff_backend)
 
 
+def test_toml_lens_files_write_and_read_back_every_diffractive_type(tmp_path):
+    surfaces = (
+        _grating(0.4, -2, radius=50.0, conic=-0.5),
+        _diffractive_lens(80.0, 5.0, terms=3),
+        {
+            "type": "even_asphere_phase",
+            "radius": 40.0,
+            "coefficients": [0.0, 2e-6],
+            "phase_coefficients": [-700.0, 5.0],
+            "norm_radius": 5.0,
+            "order": -1,
+        },
+    )
+    for k, surface in enumerate(surfaces):
+        optic = _system(surface)
+        path = tmp_path / f"lens{k}.toml"
+        optics.save(optic, path)
+        assert f'type = "{surface["type"]}"' in path.read_text()
+        back = optics.load(path)
+        assert back.surfaces[1].geometry.to_spec() == optic.surfaces[1].geometry.to_spec()
+
+
 def test_lens_file_keys_round_trip():
     optic = _system(_grating(0.4, -2, radius=50.0, conic=-0.5))
     spec = optic_to_dict(optic)["surfaces"][1]
