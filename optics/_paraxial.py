@@ -92,9 +92,10 @@ def basis_rays(optic, wavelength=None) -> _BasisRays:
             if i > 1:
                 y = y + surfaces[i - 1].thickness * nu / n[i - 1]
             bend = y * (n[i] - n[i - 1]) * surfaces[i].geometry.base_curvature
-            power = getattr(surfaces[i].geometry, "optical_power", None)  # an ideal lens
+            # An ideal lens's power, a phase surface's quadratic term (optics.geometry.diffractive).
+            power = getattr(surfaces[i].geometry, "paraxial_power", None)
             if power is not None:
-                bend = bend + y * power
+                bend = bend + y * power(wavelength)
             nu = nu - bend
             scale = scale + be.abs(bend)
             ys.append(y)

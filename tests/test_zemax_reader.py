@@ -203,9 +203,9 @@ def test_a_glass_is_found_in_the_files_catalogs_first(tmp_path):
     )
 
 
-def test_a_grating_is_refused_naming_the_surface(tmp_path):
-    text = SINGLET.format(unit="MM").replace("TYPE EVENASPH", "TYPE DGRATING")
-    with pytest.raises(LensFileError, match=r"surface 2: surface type DGRATING is a diffraction"):
+def test_an_elliptical_grating_is_refused_naming_the_surface(tmp_path):
+    text = SINGLET.format(unit="MM").replace("TYPE EVENASPH", "TYPE ELGRATIN")
+    with pytest.raises(LensFileError, match=r"surface 2: surface type ELGRATIN is an elliptical"):
         _load(_write(tmp_path, text))
 
 

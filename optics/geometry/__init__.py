@@ -3,9 +3,19 @@
 from .base import GEOMETRY_TYPES, Geometry, register
 from .conic import Standard
 from .coordinate_break import CoordinateBreak
+from .diffractive import Grating, RadialPhase
 from .ideal_lens import IdealLens
 
-__all__ = ["GEOMETRY_TYPES", "CoordinateBreak", "Geometry", "IdealLens", "Standard", "register"]
+__all__ = [
+    "GEOMETRY_TYPES",
+    "CoordinateBreak",
+    "Geometry",
+    "Grating",
+    "IdealLens",
+    "RadialPhase",
+    "Standard",
+    "register",
+]
 
 
 def _load_newton_types():

@@ -58,6 +58,15 @@ class IdealLens(Standard):
         scale = 1.0 / be.sqrt(tx * tx + ty * ty + 1.0)
         return tx * scale, ty * scale, be.copysign(scale, N)
 
+    def paraxial_power(self, wavelength):
+        """:attr:`optical_power` (the same at every wavelength, µm)."""
+        return self.optical_power
+
+    def redirect(self, x, y, z, L, M, N, normal, n_before, n_after, wavelength, mirror):
+        """The trace's hook: (L', M', N', optical path added in mm, None: every ray passes)."""
+        path = n_after * self.path_change(x, y)
+        return (*self.bend(x, y, L, M, N, n_before, n_after), path, None)
+
     def path_change(self, x, y):
         """The thin-lens phase added to the optical path at (x, y), mm."""
         f = self.focal_length

@@ -191,9 +191,14 @@ def through_surface(surface, frame, rays, n_before, n_after, clip=True, root=Non
         inside = passes(surface, x, y)
         valid = be.logical_and(valid, inside if clip is True else inside | ~clip)
     opd = be.add_product(rays.opd, n_before, t)
-    if getattr(geometry, "is_ideal_lens", False):  # type "paraxial": optics.geometry.ideal_lens
-        opd = opd + n_after * geometry.path_change(x, y)
-        L, M, N = geometry.bend(x, y, L, M, N, n_before, n_after)
+    redirect = getattr(geometry, "redirect", None)  # ideal lenses, gratings, phase surfaces
+    if redirect is not None:
+        L, M, N, path, passed = redirect(
+            x, y, z, L, M, N, normal, n_before, n_after, rays.wavelength, surface.is_mirror
+        )
+        opd = opd + path
+        if passed is not None:
+            valid = be.logical_and(valid, passed)
     elif surface.is_mirror:
         nx, ny, nz = normal(x, y, z)
         L, M, N = reflect(L, M, N, nx, ny, nz)

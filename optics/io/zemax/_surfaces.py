@@ -27,9 +27,10 @@ READ_TYPES = (
     "SZERNSAG",
     "FZERNSAG",
     "QED_TYPE",
+    "DGRATING",
+    "BINARY_2",
 )
 _REFUSED = {
-    "DGRATING": "a diffraction grating",
     "ELGRATIN": "an elliptical grating",
     "VARLSGRT": "a variable line-space grating",
     "NONSEQCO": "a non-sequential component",
@@ -37,7 +38,6 @@ _REFUSED = {
     "GRID_SAG": "a grid sag surface (needs its external data file)",
     "GRIDPHAS": "a grid phase surface (needs its external data file)",
     "BINARY_1": "a binary optic (diffractive phase)",
-    "BINARY_2": "a binary optic (diffractive phase)",
     "FRESNELS": "a Fresnel surface",
 }
 _OBSCURATION_WARNINGS = {
@@ -118,7 +118,7 @@ def _type(block, where):
 
 
 #: Highest PARM number of each surface type (the parameters OpticStudio gives it).
-PARM_COUNTS = {"COORDBRK": 6, "PARAXIAL": 2, "BICONICX": 16}
+PARM_COUNTS = {"COORDBRK": 6, "PARAXIAL": 2, "BICONICX": 16, "DGRATING": 2}
 DEFAULT_PARM_COUNT = 8
 #: A PARM beyond its type's parameters is tolerated up to this number when it is 0
 #: (a writer that fills every parameter column with zeros); beyond, or nonzero, refused.
@@ -187,6 +187,10 @@ def _shape(kind, block, where, scale) -> dict:
         return entry
     elif kind == "PARAXIAL":
         return _paraxial(params, where, scale)
+    elif kind == "DGRATING":
+        return _grating(entry, params, block, where)
+    elif kind == "BINARY_2":
+        return _binary_2(entry, params, block, where, scale)
     elif kind in _freeforms.KINDS:
         return _freeforms.freeform(kind, block, params, where, scale, entry)
     if coefficients:
@@ -199,6 +203,49 @@ def _paraxial(params, where, scale):
     if focal == 0:
         raise LensFileError(f"{where}: PARAXIAL surface with focal length 0 (PARM 1)")
     return {"type": "paraxial", "focal_length": focal * scale}
+
+
+def _grating(entry, params, block, where):
+    """DGRATING: PARM 1 lines per µm (whatever the lens unit), PARM 2 the order."""
+    density = params.get(1, 0.0)
+    if not density > 0:
+        raise LensFileError(
+            f"{where}: DGRATING with line density {density:g} per µm (PARM 1): it must be positive"
+        )
+    _whole_order(params.get(2, 0.0), 2, block, where)
+    return {**entry, "type": "grating", "lines_per_um": density, "order": int(params.get(2, 0.0))}
+
+
+def _binary_2(entry, params, block, where, scale):
+    """BINARY_2: PARM 0 the order, PARM 1..8 the even-asphere sag, XDAT 1 the term
+    count, XDAT 2 the norm radius, XDAT 3.. the phase's Aᵢ (radians: no unit).
+    """
+    _whole_order(params.get(0, 0.0), 0, block, where)
+    extra = _freeforms.xdat(block, where)
+    terms = _freeforms.term_count(block, extra, 1, where)
+    norm = extra.get(2, 0.0) * scale
+    if not norm > 0:
+        raise LensFileError(
+            f"{where}: BINARY_2 with normalization radius {extra.get(2, 0.0):g} (XDAT 2): "
+            "it must be positive"
+        )
+    phase = [extra.get(n, 0.0) for n in range(3, 3 + terms)]
+    while phase and phase[-1] == 0:
+        phase.pop()
+    entry = {**entry, "type": "radial_phase"}
+    sag = _coefficients(params, 1, 8, lambda i: 2 * (i + 1), scale)
+    if sag:
+        entry.update(type="even_asphere_phase", coefficients=sag)
+    order = int(params.get(0, 0.0))
+    return {**entry, "phase_coefficients": phase, "norm_radius": norm, "order": order}
+
+
+def _whole_order(order, n, block, where):
+    if not float(order).is_integer():
+        line = next(r.line for r in block.all("PARM") if r.integer(0, where) == n)
+        raise LensFileError(
+            f"{where}: line {line}: PARM {n} {order:g}: a diffraction order is a whole number"
+        )
 
 
 def _no_zernike(block, where):

@@ -293,6 +293,11 @@ def _shape(spec, kind, where) -> list:
     elif kind == "paraxial":
         lines.append("TYPE PARAXIAL")
         params = [spec["focal_length"], 0.0]
+    elif kind == "grating":
+        lines.append("TYPE DGRATING")
+        params = [spec["lines_per_um"], spec.get("order", 1)]
+    elif kind in ("radial_phase", "even_asphere_phase"):
+        return _binary_2(spec, radius, conic, where)
     elif kind in ("xy_polynomial", "zernike", "qbfs"):
         return _extra_data_shape(spec, kind, where, radius, conic)
     else:
@@ -302,6 +307,21 @@ def _shape(spec, kind, where) -> list:
         lines.append(f"CONI {_num(conic)}")
     lines += [f"PARM {i} {_num(v)}" for i, v in enumerate(params, start=1)]
     return lines
+
+
+def _binary_2(spec, radius, conic, where) -> list:
+    """BINARY_2: the order in PARM 0, the sag's terms in PARM 1..8, the phase in XDAT."""
+    lines = ["TYPE BINARY_2", f'CURV {_num(curvature_for(radius))} 0 0 0 0 ""']
+    if conic != 0:
+        lines.append(f"CONI {_num(conic)}")
+    sag = list(spec.get("coefficients", []))
+    if len(sag) > 8:
+        raise LensFileError(f"{where}: even_asphere_phase with {len(sag)} coefficients (8 fit)")
+    lines.append(f"PARM 0 {_num(spec.get('order', 1))}")
+    lines += [f"PARM {i} {_num(v)}" for i, v in enumerate(sag, start=1)]
+    values = list(spec.get("phase_coefficients", []))
+    extra = [float(len(values)), spec.get("norm_radius", 1.0), *values]
+    return lines + [f'XDAT {i} {_num(v)} 0 0 1 0 0 ""' for i, v in enumerate(extra, start=1)]
 
 
 def _extra_data_shape(spec, kind, where, radius, conic) -> list:
