@@ -3,14 +3,15 @@
 Spot diagrams and ray fans, the wavefront (OPD and its Zernike fit), the FFT
 PSF and Strehl ratio (polychromatic, converged), the Huygens PSF, the MTF
 (also through focus and versus field), encircled energy, Seidel sums, field
-curvature, distortion, colour, relative illumination, vignetting and footprints.  The implementation modules are private;
-these names are the public API.
+curvature, distortion, colour, relative illumination, vignetting, footprints
+and ray/OPD fans.  The implementation modules are private; these names are the
+public API.
 """
 
 from ._colour import FocalShiftResult, LateralColorResult, chromatic_focal_shift, lateral_color
 from ._converge import ConvergenceWarning
-from ._fans import FanResult, fans
 from ._distortion import DistortionResult, GridDistortion, distortion, grid_distortion
+from ._fans import FanResult, fans
 from ._field_curvature import FieldCurvatureResult, field_curvature
 from ._footprint import FootprintResult, footprint
 from ._huygens import HuygensResult, huygens_psf
