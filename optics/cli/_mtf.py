@@ -9,6 +9,7 @@ from ..limits import MAX_FREQUENCIES
 from ..plot import check_image_path, save_figure
 from ._common import (
     UsageError,
+    add_aiming_option,
     add_backend_options,
     add_lens_options,
     backend_context,
@@ -66,6 +67,7 @@ def register(subparsers):
     )
     add_chunk_options(parser)
     add_backend_options(parser)
+    add_aiming_option(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
 

@@ -6,6 +6,7 @@ from ..plot import check_image_path, save_figure
 from ..trace import Streamed
 from ._common import (
     UsageError,
+    add_aiming_option,
     add_backend_options,
     add_lens_options,
     backend_context,
@@ -50,6 +51,7 @@ def register(subparsers):
     parser.add_argument("--plot", metavar="OUT.png", help="write the PSF image to a file")
     add_chunk_options(parser)
     add_backend_options(parser)
+    add_aiming_option(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 from ..plot import check_image_path, save_figure
 from ._common import (
     UsageError,
+    add_aiming_option,
     add_backend_options,
     add_lens_options,
+    add_wavelength_option,
     backend_context,
     lens_from_args,
     print_json,
     rings_option,
     table,
-    wavelength_option,
 )
 
 
@@ -38,18 +39,9 @@ def register(subparsers):
     parser.add_argument("--json", action="store_true", help="print one JSON object per field list")
     parser.add_argument("--plot", metavar="OUT.png", help="write the OPD maps to an image file")
     add_backend_options(parser)
+    add_aiming_option(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
-
-
-def add_wavelength_option(parser):
-    """--wavelength in micrometres (the primary wavelength by default)."""
-    parser.add_argument(
-        "--wavelength",
-        type=wavelength_option,
-        default=None,
-        help="micrometres (default: the primary)",
-    )
 
 
 def wavefront_report(optic, wavelength, rings):
