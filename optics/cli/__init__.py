@@ -43,6 +43,7 @@ _SUBCOMMANDS = (
     "optics.cli._footprint",
     "optics.cli._fan",
     "optics.cli._prescription",
+    "optics.cli._spots",
     "optics.cli._simulate",
     "optics.cli._thermal",
 )
