@@ -39,9 +39,10 @@ def opd_map_figure(results):
     return fig
 
 
-def psf_figure(result, log=False, width=None):
+def psf_figure(result, log=False, width=None, name=None):
     """The PSF image around the chief-ray point (``width`` in mm; by default 1.5 × the
-    radius holding 95 % of the energy, at least 20 pixels: 5 Airy radii)."""
+    radius holding 95 % of the energy, at least 20 pixels: 5 Airy radii); ``name``: the
+    lens, for the title."""
     plt = pyplot()
     from matplotlib.colors import LogNorm
 
@@ -61,7 +62,10 @@ def psf_figure(result, log=False, width=None):
     )
     fig.colorbar(shown, ax=ax, label="intensity (unaberrated peak = 1)")
     strehl = float(be.item(result.strehl))
-    ax.set_title(f"{_label(result.field)}, {_spectrum(result)}, Strehl {strehl:.3f}", fontsize=8)
+    lens = f"{name}: " if name else ""
+    ax.set_title(
+        f"{lens}{_label(result.field)}, {_spectrum(result)}, Strehl {strehl:.3f}", fontsize=8
+    )
     ax.set_xlabel("x (µm)")
     ax.set_ylabel("y (µm)")
     fig.tight_layout()
