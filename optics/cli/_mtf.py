@@ -131,7 +131,7 @@ def run(args):
             with warnings.catch_warnings():  # the curves' accuracy is the table's
                 warnings.simplefilter("ignore")
                 dense = mtf(optic, None, curve, args.wavelength, samples=result.samples, **options)
-            save_figure(mtf_figure(dense, name=optic.name), args.plot)
+            save_figure(mtf_figure(dense, name=optic.name, optic=optic), args.plot)
         report = result.as_dict()
         if args.geometric:
             _replace_with_geometric(optic, report, args.wavelength)

@@ -125,7 +125,9 @@ def run(args):
             from ..plot_wavefront import psf_figure
 
             width = None if args.width is None else args.width * 1e-3
-            figure = psf_figure(result, log=args.log, width=width, name=optic.name or args.lens)
+            figure = psf_figure(
+                result, log=args.log, width=width, name=optic.name or args.lens, optic=optic
+            )
             save_figure(figure, args.plot)
     report = {
         "field": list(result.field),

@@ -70,7 +70,7 @@ def run(args):
         if args.plot:
             from ..plot_wavefront import opd_map_figure
 
-            save_figure(opd_map_figure(results), args.plot)
+            save_figure(opd_map_figure(results, optic), args.plot)
     if args.json:
         print_json(records)
         return 0
