@@ -81,7 +81,7 @@ def footprint_figure(result, optic):
     ax.set_ylabel("y (mm, surface frame)")
     ax.set_title(
         f"{_name(optic)}: footprint on surface {result.surface} at {result.wavelength:g} µm"
-        + ("\n(× reach the surface, vignetted later)" if any_lost else ""),
+        + ("\n(× lost here or at a later surface)" if any_lost else ""),
         fontsize=10,
     )
     ax.legend(fontsize=7, loc="best", title="field", title_fontsize=7)
