@@ -77,6 +77,15 @@ def selected_fields(args, optic):
     return [fields[index] for index in chosen]
 
 
+def field_text(optic, field) -> str:
+    """'(0, 0.7) = 14°': a normalized field with its value in the lens's units."""
+    hx, hy = float(field[0]), float(field[1])
+    top = float(optic.fields.max_magnitude)
+    unit = "°" if optic.fields.type == "angle" else " mm"
+    where = f"{hy * top:.4g}{unit}" if hx == 0 else f"({hx * top:.4g}, {hy * top:.4g}){unit}"
+    return f"({hx:g}, {hy:g}) = {where}"
+
+
 def add_lens_options(parser):
     """Add --glass-fallback (how a .zmx file's unknown glass is read) to a subcommand parser."""
     parser.add_argument(

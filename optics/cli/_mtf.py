@@ -13,6 +13,7 @@ from ._common import (
     add_backend_options,
     add_lens_options,
     backend_context,
+    field_text,
     lens_from_args,
     print_json,
     samples_option,
@@ -156,7 +157,7 @@ def run(args):
         )
     for field in report["fields"]:
         print()
-        print(f"field ({field['field'][0]:g}, {field['field'][1]:g})")
+        print(f"field {field_text(optic, field['field'])}")
         rows = zip(
             field["frequencies"],
             field["tangential"],

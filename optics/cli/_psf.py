@@ -10,6 +10,7 @@ from ._common import (
     add_backend_options,
     add_lens_options,
     backend_context,
+    field_text,
     finite_float,
     grid_option,
     lens_from_args,
@@ -149,7 +150,7 @@ def run(args):
     if args.json:
         print_json(report)
         return 0
-    print(f"field {tuple(report['field'])}, {spectrum_line(report)}")
+    print(f"field {field_text(optic, report['field'])}, {spectrum_line(report)}")
     print(
         f"Strehl ratio {report['strehl']:.6g} +- {result.accuracy:.2g}  "
         f"(N = {result.samples} pupil samples, {result.grid} x {result.grid} pixels)"
