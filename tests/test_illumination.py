@@ -157,3 +157,25 @@ def test_the_footprint_rejects_a_surface_out_of_range():
         footprint(_cooke(), 0)
     with pytest.raises(ConfigurationError, match="footprint surface"):
         footprint(_cooke(), 8)
+
+
+def test_the_relative_illumination_gradient_equals_central_differences():
+    # d RI(1) / d (rear radius) of a thick singlet, stop on its front (no vignetting: smooth).
+    # Torch only: JAX's jacrev of this trace compiles for ~14 s, over this file's time budget.
+    pytest.importorskip("torch")
+    from helpers import singlet
+
+    def ri(radius):
+        optic = singlet(50.0, -50.0, 5.0, epd=10.0, fields=(0.0, 15.0))
+        optic.surfaces[2].geometry.radius = radius
+        return illumination_ratio(optic, [0.0, 1.0], 0.55, rings=3, angles=12)[1]
+
+    from helpers import derivative
+
+    with be.using("torch", precision="float64", device="cpu"):
+        exact = derivative(ri, be.asarray(-50.0))[0]
+    with be.using("numpy"):
+        steps = [(float(ri(-50.0 + h)) - float(ri(-50.0 - h))) / (2 * h) for h in (2e-3, 1e-3)]
+    assert abs(steps[0]) > 1e-5
+    assert steps[0] == pytest.approx(steps[1], rel=1e-4)
+    assert exact == pytest.approx(steps[1], rel=1e-4)
