@@ -106,3 +106,11 @@ def test_every_new_command_writes_its_plot(tmp_path, capsys, argv):
     assert path.stat().st_size > 1000
     for extra in tmp_path.glob("opd.png"):
         assert extra.stat().st_size > 1000
+
+
+def test_mtf_and_wavefront_take_the_shared_field_option(capsys):
+    record = _json(capsys, "mtf", "cooke_triplet", "--field", "1", "--frequencies", "10",
+                   "--wavelength", "0.55", "--samples", "32")  # fmt: skip
+    assert [f["field"] for f in record["fields"]] == [[0.0, 0.7]]
+    records = _json(capsys, "wavefront", "cooke_triplet", "--field", "2", "--rings", "3")
+    assert [r["field"] for r in records] == [[0.0, 1.0]]
