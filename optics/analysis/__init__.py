@@ -23,6 +23,7 @@ from ._illumination import (
 )
 from ._mtf import MTFResult, diffraction_limit, geometric_mtf, mtf
 from ._opd import bundle_opd, opd
+from ._prescription import prescription, prescription_text
 from ._psf import PSFResult, SamplingWarning, psf
 from ._seidel import SeidelResult, seidel, wavefront_coefficients
 from ._through_focus import ThroughFocusResult, best_focus, mtf_vs_field, through_focus_mtf
@@ -36,6 +37,8 @@ __all__ = [
     "FootprintResult",
     "RayFan",
     "fans",
+    "prescription",
+    "prescription_text",
     "IlluminationResult",
     "footprint",
     "illumination_ratio",
