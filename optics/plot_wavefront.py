@@ -16,12 +16,21 @@ from .plot import pyplot
 _COLORS = ("tab:blue", "tab:green", "tab:red", "tab:purple", "tab:orange", "tab:brown")
 
 
-def _label(field):
-    return f"field ({field[0]:g}, {field[1]:g})"
+def _label(field, optic=None):
+    """'field (0, 0.7)', with the lens's units beside it when ``optic`` is given:
+    'field (0, 0.7) = 14°'."""
+    text = f"field ({field[0]:g}, {field[1]:g})"
+    if optic is None:
+        return text
+    top = float(optic.fields.max_magnitude)
+    unit = "°" if optic.fields.type == "angle" else " mm"
+    hx, hy = float(field[0]) * top, float(field[1]) * top
+    return f"{text} = {hy:.4g}{unit}" if hx == 0 else f"{text} = ({hx:.4g}, {hy:.4g}){unit}"
 
 
-def opd_map_figure(results):
-    """One OPD map (waves over the normalized pupil) per WavefrontResult."""
+def opd_map_figure(results, optic=None):
+    """One OPD map (waves over the normalized pupil) per WavefrontResult (``optic``: the
+    lens, for its name and the fields' units in the titles)."""
     plt = pyplot()
     fig, axes = plt.subplots(1, len(results), figsize=(4.2 * len(results), 3.8), squeeze=False)
     for ax, result in zip(axes[0], results):
@@ -31,17 +40,23 @@ def opd_map_figure(results):
         contour = ax.tricontourf(px, py, waves, levels=24, cmap="RdBu_r")
         fig.colorbar(contour, ax=ax, label="OPD (waves)")
         rms = float(be.item(result.rms_to_centroid))
-        ax.set_title(f"{_label(result.field)}\nRMS {rms:.3f} waves (to centroid)", fontsize=9)
+        ax.set_title(
+            f"{_label(result.field, optic)}\nRMS {rms:.3f} waves (to centroid)", fontsize=9
+        )
         ax.set_aspect("equal")
         ax.set_xlabel("px")
         ax.set_ylabel("py")
+    if results:
+        lens = optic.name if optic is not None and optic.name else "lens"
+        fig.suptitle(f"{lens}: OPD at {results[0].wavelength:g} µm", fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def psf_figure(result, log=False, width=None):
+def psf_figure(result, log=False, width=None, name=None, optic=None):
     """The PSF image around the chief-ray point (``width`` in mm; by default 1.5 × the
-    radius holding 95 % of the energy, at least 20 pixels: 5 Airy radii)."""
+    radius holding 95 % of the energy, at least 20 pixels: 5 Airy radii); ``name``: the
+    lens, for the title; ``optic``: the lens, for the field's units."""
     plt = pyplot()
     from matplotlib.colors import LogNorm
 
@@ -61,7 +76,11 @@ def psf_figure(result, log=False, width=None):
     )
     fig.colorbar(shown, ax=ax, label="intensity (unaberrated peak = 1)")
     strehl = float(be.item(result.strehl))
-    ax.set_title(f"{_label(result.field)}, {_spectrum(result)}, Strehl {strehl:.3f}", fontsize=8)
+    lens = f"{name}: " if name else ""
+    ax.set_title(
+        f"{lens}{_label(result.field, optic)}, {_spectrum(result)}, Strehl {strehl:.3f}",
+        fontsize=8,
+    )
     ax.set_xlabel("x (µm)")
     ax.set_ylabel("y (µm)")
     fig.tight_layout()
@@ -90,7 +109,7 @@ def _display_half(image):
     return int(min(grid // 2 - 1, max(20, math.ceil(1.5 * r95))))
 
 
-def mtf_figure(result, name=None):
+def mtf_figure(result, name=None, optic=None):
     """Tangential (solid) and sagittal (dashed) MTF per field, with the diffraction limit
     of the actual pupil; the title names the lens (``name``) and the wavelengths."""
     plt = pyplot()
@@ -100,7 +119,9 @@ def mtf_figure(result, name=None):
     f = be.to_numpy(result.frequencies)
     for i, field in enumerate(result.fields):
         color = _COLORS[i % len(_COLORS)]
-        ax.plot(f, be.to_numpy(result.tangential[i]), color=color, label=f"{_label(field)} T")
+        ax.plot(
+            f, be.to_numpy(result.tangential[i]), color=color, label=f"{_label(field, optic)} T"
+        )
         ax.plot(f, be.to_numpy(result.sagittal[i]), color=color, linestyle="--", label="S")
     ax.plot(f, be.to_numpy(result.diffraction_limit[0]), color="k", label="diffraction limit")
     ax.set_xlabel("spatial frequency (cycles/mm)")
@@ -137,7 +158,7 @@ def through_focus_figure(result, optic=None):
     t, s = be.to_numpy(result.tangential), be.to_numpy(result.sagittal)
     for i, field in enumerate(result.fields):
         color = _COLORS[i % len(_COLORS)]
-        ax.plot(z, t[:, i], color=color, label=f"{_label(field)} T")
+        ax.plot(z, t[:, i], color=color, label=f"{_label(field, optic)} T")
         ax.plot(z, s[:, i], color=color, linestyle="--", label="S")
     ax.axvline(result.best_focus, color="k", linewidth=0.8, linestyle=":", label="best focus")
     name = f"{optic.name}: " if optic is not None and optic.name else ""

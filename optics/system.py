@@ -111,6 +111,11 @@ class Optic:
     def __post_init__(self):
         self.validate()
 
+    def __repr__(self) -> str:
+        """A short multi-line summary: aperture, fields, wavelengths and one line per surface
+        (``optics prescription`` prints the full table)."""
+        return _summary(self)
+
     def validate(self):
         """Raise ConfigurationError when the system cannot be traced as given."""
         if len(self.surfaces) < 3:
@@ -186,3 +191,48 @@ class Optic:
     def primary_wavelength(self) -> float:
         """The primary wavelength in micrometres."""
         return self.wavelengths.primary_value
+
+
+def _text(value, digits=6):
+    if value is None:
+        return "-"
+    try:
+        value = float(be.item(value))
+    except (TypeError, ValueError):
+        return str(value)
+    return "inf" if math.isinf(value) else f"{value:.{digits}g}"
+
+
+def _summary(optic) -> str:
+    unit = "°" if optic.fields.type == "angle" else " mm"
+    fields = ", ".join(
+        f"{_text(y)}{unit}" if _text(x) == "0" else f"({_text(x)}, {_text(y)}){unit}"
+        for x, y in optic.fields.values
+    )
+    primary = optic.wavelengths.primary
+    waves = ", ".join(
+        f"{_text(w)}{'*' if k == primary else ''}" for k, w in enumerate(optic.wavelengths.values)
+    )
+    lines = [
+        f"Optic {optic.name!r}: {len(optic.surfaces) - 2} surfaces, stop at surface "
+        f"{optic.stop_index}; aperture {optic.aperture.type} {_text(optic.aperture.value)}",
+        f"  fields ({optic.fields.type}) {fields}; wavelengths {waves} µm (* primary); "
+        f"aiming {optic.aiming}",
+        "  surf  type      radius      thickness   glass      semi-diam",
+    ]
+    last = len(optic.surfaces) - 1
+    for k, surface in enumerate(optic.surfaces):
+        geometry = surface.geometry
+        spec = surface.material.to_spec() if hasattr(surface.material, "to_spec") else "?"
+        glass = spec if isinstance(spec, str) else spec.get("name", str(spec))
+        if isinstance(spec, dict) and "index" in spec:
+            glass = f"n={spec['index']:.6g}"
+        elif isinstance(spec, dict) and "nd" in spec:
+            glass = f"{spec['nd']:.6g}/{spec['vd']:.4g}"
+        thickness = _text(surface.thickness) if k < last else ""
+        lines.append(
+            f"  {k:<4}{'*' if surface.is_stop else ' '} {geometry.type_name or '?':<9} "
+            f"{_text(getattr(geometry, 'radius', math.inf)):<11} {thickness:<11} "
+            f"{str(glass):<10} {_text(surface.semi_diameter)}".rstrip()
+        )
+    return "\n".join(lines)

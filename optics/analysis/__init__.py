@@ -3,26 +3,47 @@
 Spot diagrams and ray fans, the wavefront (OPD and its Zernike fit), the FFT
 PSF and Strehl ratio (polychromatic, converged), the Huygens PSF, the MTF
 (also through focus and versus field), encircled energy, Seidel sums, field
-curvature, distortion and colour.  The implementation modules are private;
-these names are the public API.
+curvature, distortion, colour, relative illumination, vignetting, footprints
+and ray/OPD fans.  The implementation modules are private; these names are the
+public API.
 """
 
 from ._colour import FocalShiftResult, LateralColorResult, chromatic_focal_shift, lateral_color
 from ._converge import ConvergenceWarning
 from ._distortion import DistortionResult, GridDistortion, distortion, grid_distortion
+from ._fans import FanResult, fans
 from ._field_curvature import FieldCurvatureResult, field_curvature
+from ._footprint import FootprintResult, footprint
 from ._huygens import HuygensResult, huygens_psf
+from ._illumination import (
+    IlluminationResult,
+    illumination_ratio,
+    relative_illumination,
+    vignetting_fraction,
+)
 from ._mtf import MTFResult, diffraction_limit, geometric_mtf, mtf
 from ._opd import bundle_opd, opd
+from ._prescription import prescription, prescription_text
 from ._psf import PSFResult, SamplingWarning, psf
 from ._seidel import SeidelResult, seidel, wavefront_coefficients
 from ._through_focus import ThroughFocusResult, best_focus, mtf_vs_field, through_focus_mtf
 from ._wavefront import WavefrontResult, pupil_samples, wavefront
 from ._zernike_fit import ZernikeFit, zernike_evaluate, zernike_fit
 from .encircled_energy import EnergyResult, geometric_encircled_energy, psf_encircled_energy
-from .spot import SpotResult, ray_fan, spot_diagram, spot_statistics
+from .spot import RayFan, SpotResult, ray_fan, spot_diagram, spot_statistics
 
 __all__ = [
+    "FanResult",
+    "FootprintResult",
+    "RayFan",
+    "fans",
+    "prescription",
+    "prescription_text",
+    "IlluminationResult",
+    "footprint",
+    "illumination_ratio",
+    "relative_illumination",
+    "vignetting_fraction",
     "ConvergenceWarning",
     "HuygensResult",
     "ThroughFocusResult",

@@ -195,24 +195,57 @@ def spot_diagram(system, fields=None, wavelengths=None, pupil=None, *, method=No
     return results
 
 
-def ray_fan(optic, hx, hy, wavelength=None, n: int = 21, axis: str = "y"):
-    """Transverse ray error along a pupil axis, relative to the chief ray.
+@dataclass(frozen=True)
+class RayFan:
+    """One transverse ray fan along a pupil axis, relative to the chief ray.
 
-    Returns
-    -------
+    Attributes
+    ----------
     pupil : array, shape (n,)
         Normalized pupil coordinate along ``axis``.
     error : array, shape (n,)
-        Image-plane error in mm along the same axis (NaN-free; invalid rays
-        are flagged in ``valid``; every ray is invalid when the chief ray
-        fails geometrically, since there is no reference).
+        Image-plane error in mm along the same axis (NaN-free; invalid rays are
+        flagged in ``valid``; every ray is invalid when the chief ray fails
+        geometrically, since there is no reference).
     valid : bool array, shape (n,)
+    field : tuple
+        Normalized (hx, hy).
+    wavelength : float
+        µm.
+    axis : str
+        ``"y"`` (tangential) or ``"x"`` (sagittal).
+
+    Unpacks as ``pupil, error, valid = ray_fan(...)``.
+    """
+
+    pupil: object
+    error: object
+    valid: object
+    field: tuple = (0.0, 0.0)
+    wavelength: float = 0.0
+    axis: str = "y"
+
+    def __iter__(self):
+        return iter((self.pupil, self.error, self.valid))
+
+
+def ray_fan(optic, hx, hy, wavelength=None, n: int = 21, axis: str = "y") -> RayFan:
+    """Transverse ray error along a pupil axis, relative to the chief ray.
+
+    Every field and wavelength at once, tangential and sagittal, with OPD
+    fans: :func:`optics.analysis.fans`.
+
+    Returns
+    -------
+    RayFan
+        ``pupil``, ``error`` (mm) and ``valid``, each shape (n,).
     """
     px, py = fan(n, axis)
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
     bundle = trace_bundle(optic, [(hx, hy)], [wavelength], (px, py))
     rays, chief = in_image_frame(optic, bundle.rays), in_image_frame(optic, bundle.chief)
     valid = be.logical_and(rays.valid[0, 0], chief.valid[0, 0])
+    field = (float(be.item(hx)), float(be.item(hy)))
     if axis == "x":
-        return px, rays.x[0, 0] - chief.x[0, 0], valid
-    return py, rays.y[0, 0] - chief.y[0, 0], valid
+        return RayFan(px, rays.x[0, 0] - chief.x[0, 0], valid, field, float(wavelength), "x")
+    return RayFan(py, rays.y[0, 0] - chief.y[0, 0], valid, field, float(wavelength), "y")

@@ -39,6 +39,11 @@ _SUBCOMMANDS = (
     "optics.cli._distortion",
     "optics.cli._focal_shift",
     "optics.cli._lateral_color",
+    "optics.cli._illumination",
+    "optics.cli._footprint",
+    "optics.cli._fan",
+    "optics.cli._prescription",
+    "optics.cli._spots",
     "optics.cli._simulate",
     "optics.cli._thermal",
 )

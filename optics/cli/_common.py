@@ -48,6 +48,44 @@ def add_aiming_option(parser):
     )
 
 
+def add_wavelength_option(parser, help="micrometres (default: the primary)"):
+    """--wavelength W in micrometres (checked finite and positive while parsing)."""
+    parser.add_argument("--wavelength", type=wavelength_option, default=None, help=help)
+
+
+def add_field_option(parser):
+    """--field I (repeatable): lens field indices, 0-based (default: every field)."""
+    parser.add_argument(
+        "--field",
+        type=nonnegative_int,
+        action="append",
+        default=None,
+        metavar="I",
+        help="field index of the lens, 0-based (repeatable; default: every field)",
+    )
+
+
+def selected_fields(args, optic):
+    """The normalized (hx, hy) of the ``--field`` indices (every field when absent)."""
+    fields = optic.fields.normalized()
+    chosen = getattr(args, "field", None)
+    if chosen is None:
+        return fields
+    for index in chosen:
+        if not 0 <= index < len(fields):
+            raise UsageError(f"--field must be 0..{len(fields) - 1}, not {index}")
+    return [fields[index] for index in chosen]
+
+
+def field_text(optic, field) -> str:
+    """'(0, 0.7) = 14°': a normalized field with its value in the lens's units."""
+    hx, hy = float(field[0]), float(field[1])
+    top = float(optic.fields.max_magnitude)
+    unit = "°" if optic.fields.type == "angle" else " mm"
+    where = f"{hy * top:.4g}{unit}" if hx == 0 else f"({hx * top:.4g}, {hy * top:.4g}){unit}"
+    return f"({hx:g}, {hy:g}) = {where}"
+
+
 def add_lens_options(parser):
     """Add --glass-fallback (how a .zmx file's unknown glass is read) to a subcommand parser."""
     parser.add_argument(

@@ -9,12 +9,16 @@ from ..limits import MAX_FREQUENCIES
 from ..plot import check_image_path, save_figure
 from ._common import (
     UsageError,
+    add_aiming_option,
     add_backend_options,
+    add_field_option,
     add_lens_options,
     backend_context,
+    field_text,
     lens_from_args,
     print_json,
     samples_option,
+    selected_fields,
     table,
 )
 from ._psf import add_chunk_options, chunk_options
@@ -66,6 +70,8 @@ def register(subparsers):
     )
     add_chunk_options(parser)
     add_backend_options(parser)
+    add_field_option(parser)
+    add_aiming_option(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
 
@@ -120,7 +126,8 @@ def run(args):
     with backend_context(args):
         optic = lens_from_args(args)
         options = dict(polychromatic=poly, **chunks)
-        result = mtf(optic, None, frequencies, args.wavelength, samples=args.samples, **options)
+        fields = selected_fields(args, optic)
+        result = mtf(optic, fields, frequencies, args.wavelength, samples=args.samples, **options)
         if args.plot:
             from ..plot_wavefront import mtf_figure
 
@@ -128,8 +135,10 @@ def run(args):
             curve = [end * k / 100 for k in range(101)]
             with warnings.catch_warnings():  # the curves' accuracy is the table's
                 warnings.simplefilter("ignore")
-                dense = mtf(optic, None, curve, args.wavelength, samples=result.samples, **options)
-            save_figure(mtf_figure(dense, name=optic.name), args.plot)
+                dense = mtf(
+                    optic, fields, curve, args.wavelength, samples=result.samples, **options
+                )
+            save_figure(mtf_figure(dense, name=optic.name, optic=optic), args.plot)
         report = result.as_dict()
         if args.geometric:
             _replace_with_geometric(optic, report, args.wavelength)
@@ -154,7 +163,7 @@ def run(args):
         )
     for field in report["fields"]:
         print()
-        print(f"field ({field['field'][0]:g}, {field['field'][1]:g})")
+        print(f"field {field_text(optic, field['field'])}")
         rows = zip(
             field["frequencies"],
             field["tangential"],

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from ._common import add_backend_options, add_lens_options, positive_int, samples_option, table
+from ._common import (
+    add_aiming_option,
+    add_backend_options,
+    add_lens_options,
+    positive_int,
+    samples_option,
+    table,
+)
 from ._mtf import parse_frequencies
 from ._report import add_report_options, run_report
 from ._spectrum import add_polychromatic_option, polychromatic_of, spectrum_line
@@ -53,6 +60,7 @@ def register(subparsers):
         "--samples", type=samples_option, default=None, help="pupil samples N (8-1024)"
     )
     add_backend_options(parser)
+    add_aiming_option(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
 

@@ -6,9 +6,12 @@ from ..plot import check_image_path, save_figure
 from ..trace import Streamed
 from ._common import (
     UsageError,
+    add_aiming_option,
     add_backend_options,
     add_lens_options,
     backend_context,
+    field_text,
+    finite_float,
     grid_option,
     lens_from_args,
     print_json,
@@ -46,10 +49,19 @@ def register(subparsers):
         help="image pixels across (default: a quarter Airy radius each; at most 4096)",
     )
     parser.add_argument("--log", action="store_true", help="plot on a logarithmic scale")
+    parser.add_argument(
+        "--width",
+        type=finite_float,
+        default=None,
+        metavar="UM",
+        help="displayed width of the PSF plot in µm (default: 1.5 x the 95 %% energy "
+        "diameter, at least 5 Airy radii)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--plot", metavar="OUT.png", help="write the PSF image to a file")
     add_chunk_options(parser)
     add_backend_options(parser)
+    add_aiming_option(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
 
@@ -94,6 +106,8 @@ def run(args):
             raise UsageError(f"--field must be 0..{len(fields) - 1}, not {args.field}")
         if args.samples is not None and args.samples < 8:
             raise UsageError(f"--samples must be at least 8, not {args.samples}")
+        if args.width is not None and not args.width > 0:
+            raise UsageError(f"--width must be positive (µm), not {args.width:g}")
         if args.grid is not None and args.grid < 8:
             raise UsageError(f"--grid must be at least 8 pixels, not {args.grid}")
         result = psf(
@@ -111,7 +125,11 @@ def run(args):
         if args.plot:
             from ..plot_wavefront import psf_figure
 
-            save_figure(psf_figure(result, log=args.log), args.plot)
+            width = None if args.width is None else args.width * 1e-3
+            figure = psf_figure(
+                result, log=args.log, width=width, name=optic.name or args.lens, optic=optic
+            )
+            save_figure(figure, args.plot)
     report = {
         "field": list(result.field),
         "wavelength": result.wavelength,
@@ -132,7 +150,7 @@ def run(args):
     if args.json:
         print_json(report)
         return 0
-    print(f"field {tuple(report['field'])}, {spectrum_line(report)}")
+    print(f"field {field_text(optic, report['field'])}, {spectrum_line(report)}")
     print(
         f"Strehl ratio {report['strehl']:.6g} +- {result.accuracy:.2g}  "
         f"(N = {result.samples} pupil samples, {result.grid} x {result.grid} pixels)"

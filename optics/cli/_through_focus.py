@@ -6,6 +6,7 @@ import math
 
 from ._common import (
     UsageError,
+    add_aiming_option,
     add_backend_options,
     add_lens_options,
     positive_int,
@@ -45,6 +46,7 @@ def register(subparsers):
         "--samples", type=samples_option, default=None, help="pupil samples N (8-1024)"
     )
     add_backend_options(parser)
+    add_aiming_option(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 from ..plot import check_image_path, save_figure
 from ._common import (
     UsageError,
+    add_aiming_option,
     add_backend_options,
+    add_field_option,
     add_lens_options,
+    add_wavelength_option,
     backend_context,
     lens_from_args,
     print_json,
     rings_option,
+    selected_fields,
     table,
-    wavelength_option,
 )
 
 
@@ -38,27 +41,19 @@ def register(subparsers):
     parser.add_argument("--json", action="store_true", help="print one JSON object per field list")
     parser.add_argument("--plot", metavar="OUT.png", help="write the OPD maps to an image file")
     add_backend_options(parser)
+    add_field_option(parser)
+    add_aiming_option(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
 
 
-def add_wavelength_option(parser):
-    """--wavelength in micrometres (the primary wavelength by default)."""
-    parser.add_argument(
-        "--wavelength",
-        type=wavelength_option,
-        default=None,
-        help="micrometres (default: the primary)",
-    )
-
-
-def wavefront_report(optic, wavelength, rings):
+def wavefront_report(optic, wavelength, rings, fields=None):
     """Per-field records (the --json list) and the WavefrontResults for plots."""
     from ..analysis._psf import psf
     from ..analysis._wavefront import wavefront
 
     records, results = [], []
-    for field in optic.fields.normalized():
+    for field in optic.fields.normalized() if fields is None else fields:
         result = wavefront(optic, field, wavelength, rings=rings)
         record = result.as_dict()
         record["strehl"] = float(psf(optic, field, wavelength, polychromatic=False).strehl)
@@ -74,11 +69,12 @@ def run(args):
         check_image_path(args.plot)  # before the work, not after it
     with backend_context(args):
         optic = lens_from_args(args)
-        records, results = wavefront_report(optic, args.wavelength, args.rings)
+        fields = selected_fields(args, optic)
+        records, results = wavefront_report(optic, args.wavelength, args.rings, fields)
         if args.plot:
             from ..plot_wavefront import opd_map_figure
 
-            save_figure(opd_map_figure(results), args.plot)
+            save_figure(opd_map_figure(results, optic), args.plot)
     if args.json:
         print_json(records)
         return 0

@@ -11,14 +11,9 @@ inverse is exact for the piecewise-linear R: the segment is found on detached
 values and the position inside it, (ρ − R_k)/(R_{k+1} − R_k), carries the
 gradient with respect to the lens.
 
-Relative illumination.  By the conservation of radiance the irradiance at an
-image point is the scene radiance times the projected solid angle of the
-image-space ray cone, the area the rays' direction cosines (L, M) cover.  Per
-field the corners of polar pupil cells are traced as real rays (the lens's
-aiming mode; a cell with a vignetted or failed corner drops out) and the
-areas of the cells' images in (L, M) are summed.  RI(h) is that area over
-the on-axis one: it contains the cos⁴ law, pupil aberrations, distortion and
-vignetting.
+Relative illumination: :func:`optics.analysis.illumination_ratio` (one
+implementation for the analysis and the image simulation; the projected solid
+angle of the real image-space ray cone over the on-axis one).
 """
 
 from __future__ import annotations
@@ -26,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend as be
+from ..analysis._illumination import illumination_ratio as relative_illumination
 from ..errors import SolveError
 from ..trace import trace_rays
 from ._arrays import real
@@ -117,53 +113,6 @@ def chief_ray_heights(optic, fields, wavelength):
             f"{wavelength} um; use a smaller sensor or field of view"
         )
     return rays.y
-
-
-def relative_illumination(optic, fields, wavelength, rings=8, angles=48):
-    """RI of normalized fields (0, h) at one wavelength, 1 at the first field.
-
-    The pupil is cut into ``rings`` × ``angles`` polar cells whose corners are
-    traced; a cell's image-space projected solid angle is the area of the
-    quadrilateral its corners' (L, M) span (half the cross product of its
-    diagonals).  Without vignetting the cells tile the polygon of the rim
-    rays, so the sum is that polygon's area (the same fraction of the true
-    cone for every field, which the ratio cancels); a cell with a failed
-    corner is dropped.
-
-    Parameters
-    ----------
-    optic : Optic
-    fields : sequence of float, length K
-        Normalized fields along y; the first is the reference (0: on axis).
-    wavelength : float
-        µm.
-    rings, angles : int
-        Polar pupil cells.
-
-    Returns
-    -------
-    array, shape (K,)
-    """
-    radius = np.linspace(0.0, 1.0, int(rings) + 1)[:, None]
-    angle = np.linspace(0.0, 2.0 * np.pi, int(angles) + 1)[None, :]  # the last = the first
-    px = real((radius * np.cos(angle)).ravel())
-    py = real((radius * np.sin(angle)).ravel())
-    h = be.reshape(real(fields), (-1, 1))
-    rays = trace_rays(optic, (0.0 * h, h), (px[None, :], py[None, :]), float(wavelength))
-    shape = (-1, int(rings) + 1, int(angles) + 1)
-    L, M = be.reshape(rays.L, shape), be.reshape(rays.M, shape)
-    ok = be.astype(be.reshape(rays.valid, shape), L.dtype)
-
-    def corners(x):
-        return x[:, :-1, :-1], x[:, :-1, 1:], x[:, 1:, 1:], x[:, 1:, :-1]
-
-    la, lb, lc, ld = corners(L)
-    ma, mb, mc, md = corners(M)
-    va, vb, vc, vd = corners(ok)
-    cross = (lc - la) * (md - mb) - (ld - lb) * (mc - ma)
-    keep = va * vb * vc * vd
-    area = be.sum(be.where(keep > 0, 0.5 * be.abs(cross), 0.0), axis=(1, 2))
-    return area / area[0]
 
 
 def radial_map(optic, top, wavelength, h_top, count=33):
