@@ -43,6 +43,8 @@ __all__ = [
 
 ENVIRONMENT_KEYS = ("temperature", "pressure")
 _MATERIAL = re.compile(r"^\s*surfaces\s*\[\s*(-?\d+)\s*\]\s*\.\s*material\s*$")
+_PLACEMENT = re.compile(r"^\s*surfaces\s*\[\s*(-?\d+)\s*\]\s*\.\s*(tilt|decenter)\s*\[")
+_PLACEMENT_SIZE = {"tilt": 3, "decenter": 2}
 
 
 @dataclass(eq=False)
@@ -156,7 +158,7 @@ def configuration(optic, number: int):
                 out = replaced(out, row.key, configs.material(value, where))
             else:
                 _number(value, where)
-                out = replaced(out, row.key, value)
+                out = replaced(_with_placement(out, row.key), row.key, value)
         except ConfigurationError:
             raise
         except OpticsError as exc:
@@ -188,7 +190,7 @@ def check_key(optic, key, where):
             if not -len(optic.surfaces) <= index < len(optic.surfaces):
                 raise ConfigurationError(f"{where}: surface {index} does not exist")
         else:
-            get_param(optic, key)
+            get_param(_with_placement(optic, key), key)
     except ConfigurationError:
         raise
     except OpticsError as exc:
@@ -202,6 +204,19 @@ def _shallow(optic):
     out = copy.copy(optic)
     out.configurations = None
     return out
+
+
+def _with_placement(optic, key):
+    """``optic`` with a zero tilt or decenter where ``key`` sets one entry of an unset one."""
+    match = _PLACEMENT.match(key)
+    if not match:
+        return optic
+    index, name = int(match.group(1)), match.group(2)
+    if not -len(optic.surfaces) <= index < len(optic.surfaces):
+        return optic  # reported by replaced()
+    if getattr(optic.surfaces[index], name) is not None:
+        return optic
+    return replaced(optic, f"surfaces[{index}].{name}", (0.0,) * _PLACEMENT_SIZE[name])
 
 
 def _with_stop(optic, index, where):

@@ -131,10 +131,10 @@ def replaced(root, path: str, value):
     ParameterPathError
         The path is malformed or leads nowhere.
     """
-    return _replace_along(root, _expanded(root, parse_path(path)), value, path, 0)
+    return _replace_along(root, _expanded(root, parse_path(path), path), value, path, 0)
 
 
-def _expanded(root, steps):
+def _expanded(root, steps, path):
     """``steps`` with the implicit ``.geometry`` of surface-shape names written out."""
     from .surfaces import Surface
 
@@ -146,7 +146,7 @@ def _expanded(root, steps):
             obj = obj.geometry
         out.append(step)
         try:
-            obj = _step(obj, step, "", 0)
+            obj = _step(obj, step, path, 0)
         except ParameterPathError:
             obj = None  # reported with the full path by _replace_along
     return tuple(out)
