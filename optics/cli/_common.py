@@ -76,7 +76,6 @@ def add_lens_options(parser):
         "(repeatable)",
     )
 
-
     parser.add_argument(
         "--config",
         type=config_option,
