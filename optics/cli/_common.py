@@ -111,7 +111,8 @@ def run_command(args):
 
     Text output gets a ``# configuration n of N`` line before each run; JSON output
     (``--json``) becomes one object ``{"configurations": [{"config": n, ...}, ...]}``;
-    an ``--output`` file name gets ``_config{n}`` before its extension.
+    a file named by ``--output``, ``--plot`` or ``--grid`` gets ``_config{n}`` before its
+    extension.
     """
     config = getattr(args, "config", None)
     if config is not None and getattr(args, "command", None) in _WHOLE_LENS_COMMANDS:
@@ -126,12 +127,14 @@ def run_command(args):
     import os
 
     count = lens_from_args(_with_config(args, None)).configuration_count
-    documents, status, output = [], 0, getattr(args, "output", None)
+    documents, status = [], 0
     for number in range(1, count + 1):
         one = _with_config(args, number)
-        if output:
-            stem, ext = os.path.splitext(output)
-            one.output = f"{stem}_config{number}{ext}"
+        for name in _OUTPUT_OPTIONS:
+            path = getattr(args, name, None)
+            if isinstance(path, str) and path:
+                stem, ext = os.path.splitext(path)
+                setattr(one, name, f"{stem}_config{number}{ext}")
         buffer = io.StringIO()
         with contextlib.redirect_stdout(buffer):
             status = max(status, int(args.func(one) or 0))
@@ -143,6 +146,10 @@ def run_command(args):
     if getattr(args, "json", False):
         print_json({"configurations": documents})
     return status
+
+
+_OUTPUT_OPTIONS = ("output", "plot", "grid")
+"""Options naming a file a command writes: one file per configuration with --config all."""
 
 
 def _with_config(args, number):
