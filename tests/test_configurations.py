@@ -171,3 +171,29 @@ def test_merit_sums_the_configurations(zoom):
     assert rows[5]["value"] == pytest.approx(OPTILAND_EFL[2], rel=1e-9)
     assert rows[2]["label"] == "rms_spot(rings=1)@config2"
     assert math.isfinite(sum(r["contribution"] for r in rows))
+
+
+@pytest.mark.parametrize("config", ["worst", 2])
+def test_tolerance_criterion_per_configuration_and_worst(config):
+    from optics.tolerance import model_from_lens
+
+    lens = optics.load(ZOOM)
+    lens.tolerance = {
+        "criterion": {"type": "rms_spot", "rings": 2, "config": config},
+        "items": [{"path": "surfaces[4].radius", "relative": 0.01}],
+    }
+    model = model_from_lens(lens)
+    spots = [
+        float(be.item(optics.optimize.Merit([Operand("rms_spot", rings=2)]).values(c)[0]))
+        for c in each_configuration(lens)
+    ]
+    expected = max(spots) if config == "worst" else spots[1]
+    assert model.nominal_value() == pytest.approx(expected, rel=1e-12)
+    # the perturbation reaches every configuration: the worst one is taken after it
+    perturbed = model.perturbed([lens.surfaces[4].geometry.radius * 0.05])
+    spots = [
+        float(be.item(optics.optimize.Merit([Operand("rms_spot", rings=2)]).values(c)[0]))
+        for c in each_configuration(perturbed)
+    ]
+    expected = max(spots) if config == "worst" else spots[1]
+    assert model.evaluate([lens.surfaces[4].geometry.radius * 0.05]) == pytest.approx(expected)
