@@ -45,3 +45,33 @@ def test_bad_config_is_one_line_and_exit_2(capsys, argv, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+OPTIMIZE = """
+[optimize]
+variables = ["surfaces[1].radius", "configurations.rows[1].values[0]",
+             "configurations.rows[1].values[2]"]
+operands = [
+  { type = "rms_spot", config = 1, rings = 2 },
+  { type = "rms_spot", config = 3, rings = 2 },
+  { type = "efl", target = 50.0, config = 1 },
+]
+"""
+
+
+def test_optimize_across_configurations_then_write_zmx(tmp_path, capsys):
+    import optics
+
+    lens = tmp_path / "zoom.toml"
+    lens.write_text(Path(ZOOM).read_text() + OPTIMIZE)
+    out = tmp_path / "zoom_optimized.toml"
+    argv = ["optimize", str(lens), "-o", str(out), "--steps", "3", "--backend", "numpy"]
+    assert main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["merit_after"] < 0.5 * report["merit_before"]
+    optimized = optics.load(out)
+    row = optimized.configurations.rows[1].values
+    assert row[1] == 49.8125 and row[0] != 66.022 and row[2] != 42.6715
+    assert main(["convert", str(out), str(tmp_path / "zoom.zmx")]) == 0
+    back = optics.load(tmp_path / "zoom.zmx")
+    assert back.configurations.rows[1].values == pytest.approx(row, rel=1e-15)

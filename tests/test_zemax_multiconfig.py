@@ -132,3 +132,9 @@ def zemax_corpus_with_mnum():
     if not paths:
         pytest.skip("no corpus file has MNUM")
     return paths[:4]
+
+
+def test_header_lines_before_mnum_are_not_operand_rows(recwarn):
+    optic = optics.load(ZMX)  # FTYP 0 0 2 1 ... looks like a row but comes before MNUM
+    assert not [w for w in recwarn if issubclass(w.category, ZemaxWarning)]
+    assert optic.fields.type == "angle" and len(optic.fields.values) == 2

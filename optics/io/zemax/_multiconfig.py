@@ -32,15 +32,16 @@ _TAIL = '0 0 0 1 1 1 0 0 "" 0'
 
 
 def _is_row(record) -> bool:
-    """An operand row has a parameter, a configuration number and a value."""
+    """An operand row has a parameter, a configuration number and a value (and comes
+    after MNUM, as OpticStudio writes it: header lines such as FTYP come before)."""
     return len(record.args) >= 3 and record.args[1].lstrip("-").isdigit()
 
 
 def read_configurations(zmx, source, scale, aperture_type):
     """The ``[configurations]`` table of a file's multi-configuration data, or None.
 
-    Operand rows are taken out of the header (so a TEMP row is not read as the
-    system temperature).  LensFileError for a configuration number out of range.
+    Operand rows (the records after MNUM) are taken out of the header (so a TEMP row
+    is not read as the system temperature).  LensFileError for a configuration number out of range.
     """
     mnum = zmx.get("MNUM")
     for block in zmx.surfaces:  # OpticStudio writes MNUM after the last SURF block
@@ -52,8 +53,9 @@ def read_configurations(zmx, source, scale, aperture_type):
         if keyword == "MOFF" or not keyword.isalpha() or len(keyword) != 4:
             continue
         records = zmx.header[keyword]
-        kept = [r for r in records if not (mnum is not None and _is_row(r))]
-        taken = [r for r in records if mnum is not None and _is_row(r)]
+        after = [mnum is not None and r.line > mnum.line and _is_row(r) for r in records]
+        kept = [r for r, row in zip(records, after) if not row]
+        taken = [r for r, row in zip(records, after) if row]
         if not taken:
             continue
         zmx.header[keyword] = kept
