@@ -213,3 +213,18 @@ def test_tolerance_criterion_per_configuration_and_worst(config):
     ]
     expected = max(spots) if config == "worst" else spots[1]
     assert model.evaluate([lens.surfaces[4].geometry.radius * 0.05]) == pytest.approx(expected)
+
+
+def test_json_rows_with_infinity_and_seq_warns(tmp_path):
+    from optics.io.codev import CodeVWarning
+
+    lens = optics.load("cooke_triplet")
+    lens.configurations = Configurations(
+        [ConfigurationRow("surfaces[0].thickness", [math.inf, 1000.0])], count=2
+    )
+    again = optics.load(optics.save(lens, tmp_path / "focus.json"))
+    assert again.configurations.rows[0].values == [math.inf, 1000.0]
+    assert again.configuration(1).object_at_infinity
+    assert not again.configuration(2).object_at_infinity
+    with pytest.warns(CodeVWarning, match="configurations have no .seq form"):
+        optics.save(lens, tmp_path / "focus.seq")
