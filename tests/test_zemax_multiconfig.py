@@ -138,3 +138,12 @@ def test_header_lines_before_mnum_are_not_operand_rows(recwarn):
     optic = optics.load(ZMX)  # FTYP 0 0 2 1 ... looks like a row but comes before MNUM
     assert not [w for w in recwarn if issubclass(w.category, ZemaxWarning)]
     assert optic.fields.type == "angle" and len(optic.fields.values) == 2
+
+
+def test_rows_in_inches_are_read_in_mm(tmp_path):
+    path = _write(tmp_path, _text().replace("UNIT MM", "UNIT IN"))
+    optic = optics.load(path)
+    assert optic.configurations.rows[0].values == pytest.approx(
+        [9.0 * 25.4, 19.0 * 25.4, 29.0 * 25.4]
+    )
+    assert optic.configurations.rows[2].values == [20.0, 12.0, 8.0]  # field angles: degrees

@@ -105,7 +105,7 @@ def _reads(raw, source, glass_fallback):
             data["aperture"] = {"type": "floating", "limits": _diam_limits(zmx, context)}
     _system.telecentric_and_aiming(data, zmx, source)
     configurations = _multiconfig.read_configurations(
-        zmx, source, scale, data["aperture"].get("type")
+        zmx, source, scale, data["aperture"].get("type"), data["fields"].get("type", "angle")
     )
     if configurations is not None:
         data["configurations"] = configurations

@@ -37,7 +37,7 @@ def _is_row(record) -> bool:
     return len(record.args) >= 3 and record.args[1].lstrip("-").isdigit()
 
 
-def read_configurations(zmx, source, scale, aperture_type):
+def read_configurations(zmx, source, scale, aperture_type, field_type="angle"):
     """The ``[configurations]`` table of a file's multi-configuration data, or None.
 
     Operand rows (the records after MNUM) are taken out of the header (so a TEMP row
@@ -64,7 +64,7 @@ def read_configurations(zmx, source, scale, aperture_type):
             if key is None:
                 continue
             config = record.integer(1, source, lowest=1, highest=count)
-            value = _value(record, source, scale, aperture_type)
+            value = _value(record, source, scale, aperture_type, field_type)
             if key not in rows:
                 rows[key] = [None] * count
                 order.append(key)
@@ -110,7 +110,7 @@ def _key(record, source, aperture_type):
     return None
 
 
-def _value(record, source, scale, aperture_type):
+def _value(record, source, scale, aperture_type, field_type):
     kind = record.keyword
     where = f"{source}: line {record.line}"
     if kind == "GLSS":
@@ -120,7 +120,8 @@ def _value(record, source, scale, aperture_type):
     if kind == "STPS":
         return int(value)
     power = _SCALED.get(kind, 0)
-    if kind in ("XFIE", "YFIE") or (kind == "APER" and aperture_type in ("epd",)):
+    heights = kind in ("XFIE", "YFIE") and field_type != "angle"
+    if heights or (kind == "APER" and aperture_type in ("epd", "stop_diameter")):
         power = 1  # heights and diameters in lens units (angles stay degrees)
     return value * scale**power
 
