@@ -109,10 +109,10 @@ _WHOLE_LENS_COMMANDS = ("optimize", "convert", "tolerance")
 def run_command(args):
     """Run ``args.func(args)``; with ``--config all`` once per configuration.
 
-    Text output gets a ``# configuration n of N`` line before each run; JSON output
-    (``--json``) becomes one object ``{"configurations": [{"config": n, ...}, ...]}``;
-    a file named by ``--output``, ``--plot`` or ``--grid`` gets ``_config{n}`` before its
-    extension.
+    Text output gets a ``# configuration n of N (name)`` line before each run; JSON
+    output (``--json``) becomes one object ``{"configurations": [{"config": n, "name":
+    ..., "result": {...}}, ...]}``; a file named by ``--output``, ``--plot`` or ``--grid``
+    gets ``_config{n}`` before its extension.
     """
     config = getattr(args, "config", None)
     if config is not None and getattr(args, "command", None) in _WHOLE_LENS_COMMANDS:
@@ -126,7 +126,9 @@ def run_command(args):
     import io
     import os
 
-    count = lens_from_args(_with_config(args, None)).configuration_count
+    lens = lens_from_args(_with_config(args, None))
+    count = lens.configuration_count
+    names = getattr(lens.configurations, "names", None) or [None] * count
     documents, status = [], 0
     for number in range(1, count + 1):
         one = _with_config(args, number)
@@ -140,9 +142,10 @@ def run_command(args):
             status = max(status, int(args.func(one) or 0))
         if getattr(args, "json", False):
             document = json.loads(buffer.getvalue() or "null")
-            documents.append({"config": number, "result": document})
+            documents.append({"config": number, "name": names[number - 1], "result": document})
         else:
-            sys.stdout.write(f"# configuration {number} of {count}\n{buffer.getvalue()}")
+            name = f" ({names[number - 1]})" if names[number - 1] else ""
+            sys.stdout.write(f"# configuration {number} of {count}{name}\n{buffer.getvalue()}")
     if getattr(args, "json", False):
         print_json({"configurations": documents})
     return status
