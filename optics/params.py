@@ -35,12 +35,13 @@ material object.
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import FrozenInstanceError, fields, is_dataclass
 
 from .errors import OpticsError
 
-__all__ = ["ParameterPathError", "get_param", "parse_path", "set_param"]
+__all__ = ["ParameterPathError", "get_param", "parse_path", "replaced", "set_param"]
 
 _TOKEN = re.compile(r"\s*(?:(\.)?\s*([A-Za-z][A-Za-z0-9_]*)|\[\s*(-?\d+)\s*\])")
 
@@ -114,6 +115,51 @@ def set_param(optic, path: str, value) -> None:
     if isinstance(end, dict):  # a q2d coefficient table: set its value
         steps = steps + (("attr", "value"),)
     _assign_along(optic, steps, value, path)
+
+
+def replaced(root, path: str, value):
+    """A copy of ``root`` with ``value`` at ``path``; ``root`` is left as it was.
+
+    Only the objects along the path are copied (shallowly): the optic, the
+    surfaces list, the one surface, its geometry ... Everything else (other
+    surfaces, materials, tensors) is shared with ``root``, so gradients flow
+    from a variable set on ``root`` into the copy.  Unlike :func:`set_param`
+    the value need not be a number (``surfaces[2].material`` takes a Material).
+
+    Raises
+    ------
+    ParameterPathError
+        The path is malformed or leads nowhere.
+    """
+    return _replace_along(root, _expanded(root, parse_path(path), path), value, path, 0)
+
+
+def _expanded(root, steps, path):
+    """``steps`` with the implicit ``.geometry`` of surface-shape names written out."""
+    from .surfaces import Surface
+
+    names = {f.name for f in fields(Surface)}
+    out, obj = [], root
+    for step in steps:
+        if isinstance(obj, Surface) and step[0] == "attr" and step[1] not in names:
+            out.append(("attr", "geometry"))
+            obj = obj.geometry
+        out.append(step)
+        try:
+            obj = _step(obj, step, path, 0)
+        except ParameterPathError:
+            obj = None  # reported with the full path by _replace_along
+    return tuple(out)
+
+
+def _replace_along(obj, steps, value, path, depth):
+    child = value
+    if len(steps) > 1:
+        child = _replace_along(_step(obj, steps[0], path, depth), steps[1:], value, path, depth + 1)
+    else:
+        _step(obj, steps[0], path, depth)  # the location exists
+    clone = obj if isinstance(obj, tuple) else copy.copy(obj)
+    return _assign(clone, steps[0], child, path, depth)
 
 
 def _assign_along(obj, steps, value, path, depth=0):

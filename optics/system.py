@@ -107,6 +107,9 @@ class Optic:
     # prescription is given; None: the catalogs' reference conditions (20 °C, 1 atm).
     # Change it with optics.thermal.at_environment, which also sets the media's indices.
     environment: object = None
+    # optics.configurations.Configurations (zoom positions, focus distances, temperatures):
+    # rows of per-configuration values over this base prescription; None: one configuration.
+    configurations: object = None
 
     def __post_init__(self):
         self.validate()
@@ -167,6 +170,17 @@ class Optic:
                 f"{where} fixes every chief ray parallel to the axis: it cannot be combined "
                 "with [aiming] mode = 'real'"
             )
+
+    @property
+    def configuration_count(self) -> int:
+        """Number of configurations (1 without ``configurations``)."""
+        return self.configurations.count if self.configurations is not None else 1
+
+    def configuration(self, number: int) -> Optic:
+        """Configuration ``number`` (1-based) as an Optic (see :mod:`optics.configurations`)."""
+        from .configurations import configuration
+
+        return configuration(self, number)
 
     @property
     def stop_index(self) -> int:

@@ -111,7 +111,7 @@ def main(argv=None) -> int:
         warnings.showwarning = _one_line_warning(name)
         try:
             backend.check_environment()  # OPTICS_BACKEND & co.: one line, exit 2, when wrong
-            status = int(args.func(args) or 0)
+            status = int(_run_command(args) or 0)
             sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
             return status
         except BrokenPipeError:
@@ -147,6 +147,13 @@ def main(argv=None) -> int:
             )
             return EXIT_BUG
     return EXIT_USER
+
+
+def _run_command(args):
+    """The subcommand, once or (``--config all``) once per configuration."""
+    from ._common import run_command
+
+    return run_command(args)
 
 
 def os_error_message(exc: OSError) -> str:

@@ -114,6 +114,90 @@ def add_lens_options(parser):
         "(repeatable)",
     )
 
+    parser.add_argument(
+        "--config",
+        type=config_option,
+        default=None,
+        metavar="N|all",
+        help="a lens with configurations (zoom positions ...): analyse configuration N "
+        "(1-based), or each one in turn with 'all' (default: the base prescription; "
+        "docs/configurations.md)",
+    )
+
+
+def config_option(text):
+    """argparse type of --config: a configuration number >= 1, or 'all'."""
+    if text.strip().lower() == "all":
+        return "all"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a configuration number or 'all', not {text!r}"
+        ) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"configurations are numbered from 1, not {value}")
+    return value
+
+
+_WHOLE_LENS_COMMANDS = ("optimize", "convert", "tolerance")
+"""Commands that work on the lens with all its configurations (--config is refused)."""
+
+
+def run_command(args):
+    """Run ``args.func(args)``; with ``--config all`` once per configuration.
+
+    Text output gets a ``# configuration n of N (name)`` line before each run; JSON
+    output (``--json``) becomes one object ``{"configurations": [{"config": n, "name":
+    ..., "result": {...}}, ...]}``; a file named by ``--output``, ``--plot`` or ``--grid``
+    gets ``_config{n}`` before its extension.
+    """
+    config = getattr(args, "config", None)
+    if config is not None and getattr(args, "command", None) in _WHOLE_LENS_COMMANDS:
+        raise UsageError(
+            f"--config: 'optics {args.command}' works on every configuration of the lens "
+            "at once (merit operands take a 'config' key); leave --config out"
+        )
+    if config != "all":
+        return args.func(args)
+    import contextlib
+    import io
+    import os
+
+    lens = lens_from_args(_with_config(args, None))
+    count = lens.configuration_count
+    names = getattr(lens.configurations, "names", None) or [None] * count
+    documents, status = [], 0
+    for number in range(1, count + 1):
+        one = _with_config(args, number)
+        for name in _OUTPUT_OPTIONS:
+            path = getattr(args, name, None)
+            if isinstance(path, str) and path:
+                stem, ext = os.path.splitext(path)
+                setattr(one, name, f"{stem}_config{number}{ext}")
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            status = max(status, int(args.func(one) or 0))
+        if getattr(args, "json", False):
+            document = json.loads(buffer.getvalue() or "null")
+            documents.append({"config": number, "name": names[number - 1], "result": document})
+        else:
+            name = f" ({names[number - 1]})" if names[number - 1] else ""
+            sys.stdout.write(f"# configuration {number} of {count}{name}\n{buffer.getvalue()}")
+    if getattr(args, "json", False):
+        print_json({"configurations": documents})
+    return status
+
+
+_OUTPUT_OPTIONS = ("output", "plot", "grid")
+"""Options naming a file a command writes: one file per configuration with --config all."""
+
+
+def _with_config(args, number):
+    copy = argparse.Namespace(**vars(args))
+    copy.config = number
+    return copy
+
 
 def _glass_catalog_option(text):
     """argparse type of --glass-catalog: reads and registers the AGF file (every command that
@@ -188,13 +272,19 @@ def load_lens(path, *, aiming=None, glass_fallback=None):
 def lens_from_args(args, path=None):
     """:func:`load_lens` of ``path`` (default ``args.lens``) with the command's
     ``--aiming``, ``--glass-fallback``, ``--glass-catalog`` and ``--glass`` options, where
-    it has them."""
+    it has them; with ``--config N`` configuration N of the lens."""
     apply_glass_options(args)
-    return load_lens(
+    optic = load_lens(
         args.lens if path is None else path,
         aiming=getattr(args, "aiming", None),
         glass_fallback=getattr(args, "glass_fallback", None),
     )
+    config = getattr(args, "config", None)
+    if isinstance(config, int):
+        aiming = optic.aiming
+        optic = optic.configuration(config)
+        optic.aiming = aiming
+    return optic
 
 
 def json_number(value):

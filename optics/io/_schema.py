@@ -51,6 +51,7 @@ TOP_LEVEL_KEYS = (
     "aiming",
     "tolerance",
     "environment",
+    "configurations",
 )
 APERTURE_KEYS = ("type", "value")
 FIELD_KEYS = ("type", "values", "object_telecentric", "weights")
@@ -136,7 +137,14 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
         )
     except ConfigurationError as exc:
         raise LensFileError(f"{source}: {exc}") from exc
-    return optic if environment is None else with_environment(optic, environment, where=source)
+    if environment is not None:
+        optic = with_environment(optic, environment, where=source)
+    configurations = data.get("configurations")
+    if configurations is not None:
+        from ._configurations import attach_configurations
+
+        attach_configurations(optic, configurations, f"{source}: [configurations]")
+    return optic
 
 
 # --- sections --------------------------------------------------------------------------

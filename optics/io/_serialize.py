@@ -59,6 +59,10 @@ def optic_to_dict(optic) -> dict:
         data["tolerance"] = plain_tree(copy.deepcopy(optic.tolerance))
     if getattr(optic, "environment", None) is not None:
         data["environment"] = environment_to_table(optic.environment)
+    if getattr(optic, "configurations", None) is not None:
+        from ._configurations import configurations_to_table
+
+        data["configurations"] = configurations_to_table(optic.configurations)
     return data
 
 

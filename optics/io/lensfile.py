@@ -119,6 +119,15 @@ def save(optic, path) -> Path:
         _write_atomically(path, raw, source)
         return path
     if fmt == "seq":
+        if getattr(optic, "configurations", None) is not None:
+            import warnings
+
+            warnings.warn(
+                f"{source}: the configurations have no .seq form here and are not written "
+                "(the base prescription is)",
+                codev.CodeVWarning,
+                stacklevel=2,
+            )
         text = codev.dumps(optic, source)
         try:
             codev.loads(text, source)

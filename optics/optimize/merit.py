@@ -34,6 +34,9 @@ class Operand:
     weight : float
         Non-negative weight of the squared residual.
     kind : {"equal", "at_least", "at_most"}
+    config : int, optional
+        Evaluate on configuration ``config`` (1-based, :mod:`optics.configurations`) of
+        the optic; None (the default): on the optic as given.
     **args
         The operand function's keyword arguments (``fields``, ``hx``, ``surface`` ...).
 
@@ -45,8 +48,15 @@ class Operand:
     'real_y(hy=1.0, py=1.0)'
     """
 
-    def __init__(self, type, target=0.0, weight=1.0, kind="equal", **args):
+    def __init__(self, type, target=0.0, weight=1.0, kind="equal", config=None, **args):
         self.type, self.target, self.weight, self.kind, self.args = type, target, weight, kind, args
+        if config is not None and (
+            isinstance(config, bool) or not isinstance(config, int) or config < 1
+        ):
+            raise ConfigurationError(
+                f"operand {type}: config must be a configuration number >= 1, not {config!r}"
+            )
+        self.config = config
         function = OPERANDS.get(type)
         if function is None:
             raise ConfigurationError(
@@ -70,16 +80,18 @@ class Operand:
 
     def __repr__(self):
         args = "".join(f", {k}={v!r}" for k, v in self.args.items())
+        config = "" if self.config is None else f", config={self.config!r}"
         return (
             f"Operand({self.type!r}, target={self.target!r}, weight={self.weight!r}, "
-            f"kind={self.kind!r}{args})"
+            f"kind={self.kind!r}{config}{args})"
         )
 
     @property
     def label(self) -> str:
         """A short description for tables, e.g. ``rms_spot(fields=[0, 1])``."""
         args = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
-        return f"{self.type}({args})" if args else self.type
+        label = f"{self.type}({args})" if args else self.type
+        return label if self.config is None else f"{label}@config{self.config}"
 
     def value(self, ctx):
         """The operand's value (0-d array) in the evaluation context ``ctx``."""
@@ -122,10 +134,24 @@ class Merit:
         if not self.operands:
             raise ConfigurationError("a merit function needs at least one operand")
 
+    def contexts(self, optic) -> dict:
+        """One MeritContext per configuration the operands use (key None: ``optic``).
+
+        Each configuration's Optic is built once per evaluation from ``optic``
+        (:mod:`optics.configurations`), so variables set on it reach them all.
+        """
+        contexts = {}
+        for operand in self.operands:
+            key = operand.config
+            if key not in contexts:
+                system = optic if key is None else optic.configuration(key)
+                contexts[key] = MeritContext(system, method=self.method)
+        return contexts
+
     def values(self, optic) -> list:
         """Every operand's value (0-d arrays, gradients kept), in order."""
-        ctx = MeritContext(optic, method=self.method)
-        return [operand.value(ctx) for operand in self.operands]
+        contexts = self.contexts(optic)
+        return [operand.value(contexts[operand.config]) for operand in self.operands]
 
     def residuals(self, optic):
         """The residual vector, shape (m,) for m operands."""
@@ -140,9 +166,10 @@ class Merit:
         """
         from .operands_rays import RAY_RESIDUALS, expands
 
-        ctx = MeritContext(optic, method=self.method)
+        contexts = self.contexts(optic)
         parts = []
         for operand in self.operands:
+            ctx = contexts[operand.config]
             if expands(operand):
                 deviations = RAY_RESIDUALS[operand.type](ctx, **operand.args)
                 parts.append(deviations * operand.weight**0.5)
@@ -170,6 +197,7 @@ class Merit:
                 {
                     "type": operand.type,
                     "label": operand.label,
+                    "config": operand.config,
                     "target": float(operand.target),
                     "kind": operand.kind,
                     "weight": float(operand.weight),

@@ -27,7 +27,7 @@ SETTINGS_KEYS = ("driver", "steps", "merit_tol", "grad_tol", "learning_rate", "m
 SECTION_KEYS = ("variables", "operands", "constraints", *SETTINGS_KEYS)
 CONSTRAINT_KEYS = ("type", "min", "max")
 VARIABLE_KEYS = ("path", "min", "max", "scale")
-OPERAND_KEYS = ("type", "target", "weight", "kind")
+OPERAND_KEYS = ("type", "target", "weight", "kind", "config")
 
 
 @dataclass
@@ -226,6 +226,7 @@ def _operand(entry, where) -> Operand:
             _number(entry, "target", where, default=0.0),
             weight,
             entry.get("kind", "equal"),
+            config=entry.get("config"),
             **args,
         )
     except OpticsError as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import warnings
 
 import numpy as np
@@ -149,8 +150,20 @@ class ToleranceModel:
         return optic
 
     def criterion(self, optic):
-        """The criterion operand's value on ``optic`` (0-d array, gradients kept)."""
-        return self.section.criterion.value(MeritContext(optic))
+        """The criterion operand's value on ``optic`` (0-d array, gradients kept).
+
+        With ``config = n`` on configuration n of ``optic``; with ``config = "worst"``
+        the largest value over its configurations (docs/configurations.md).
+        """
+        operand = self.section.criterion
+        if getattr(operand, "worst_configuration", False):
+            from ..configurations import each_configuration
+
+            values = [operand.value(MeritContext(c)) for c in each_configuration(optic)]
+            return functools.reduce(be.maximum, values)
+        if operand.config is not None:
+            optic = optic.configuration(operand.config)
+        return operand.value(MeritContext(optic))
 
     def compensate(self, optic):
         """Re-optimize the compensators on ``optic`` in place.

@@ -193,6 +193,10 @@ def _criterion(entry, where) -> Operand:
                 f"{where}: unknown key '{key}' (a criterion is an operand's value: "
                 "give 'type' and the operand's own keys)"
             )
+    if entry.get("config") == "worst":  # the largest value over the configurations
+        operand = read_operand({k: v for k, v in entry.items() if k != "config"}, where)
+        operand.worst_configuration = True
+        return operand
     return read_operand(entry, where)
 
 

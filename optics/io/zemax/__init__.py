@@ -29,7 +29,7 @@ from ...system import Aperture
 from ...trace.aim import stop_radius
 from .._files import read_bytes
 from .._schema import optic_from_dict
-from . import _floa, _surfaces, _system, _telecentric, _text
+from . import _floa, _multiconfig, _surfaces, _system, _telecentric, _text
 from ._glass import ZemaxWarning
 from ._telecentric import IMAGE_HEIGHT_TYPES
 from ._writer import dumps, encode
@@ -104,6 +104,11 @@ def _reads(raw, source, glass_fallback):
         else:  # sized by optic_from_zmx_data (_floa.py)
             data["aperture"] = {"type": "floating", "limits": _diam_limits(zmx, context)}
     _system.telecentric_and_aiming(data, zmx, source)
+    configurations = _multiconfig.read_configurations(
+        zmx, source, scale, data["aperture"].get("type"), data["fields"].get("type", "angle")
+    )
+    if configurations is not None:
+        data["configurations"] = configurations
     environment = _system.environment(zmx, source)
     if environment is not None:
         data["environment"] = environment

@@ -20,7 +20,7 @@ from ..._paraxial import paraxial
 from ...errors import LensFileError
 from ...surfaces import media
 from .._serialize import optic_to_dict
-from . import _freeforms
+from . import _freeforms, _multiconfig
 from ._glass import ZemaxWarning, zemax_name
 
 _HEADER = ("VERS 190513 80 123457 L123457", "MODE SEQ")
@@ -64,6 +64,13 @@ def dumps(optic, source="<optic>") -> str:
             lines.append(f"SURF {number}")
             lines += ["  " + line for line in block]
             number += 1
+    if optic.configurations is not None:
+        if number != len(data["surfaces"]):
+            raise LensFileError(
+                f"{source}: configurations cannot be written to .zmx for a lens whose tilts "
+                "or decenters become coordinate breaks (the surface numbers would shift)"
+            )
+        lines += _multiconfig.configuration_lines(optic, source)
     return "\r\n".join(lines) + "\r\n"
 
 

@@ -1,0 +1,246 @@
+"""Configurations: one base prescription, several values of some of its parameters.
+
+A zoom lens at its zoom positions, a lens focused at several distances, a system
+at several temperatures: ``Optic.configurations`` (a :class:`Configurations`, or
+None) holds rows, each a key and one value per configuration; configuration
+``n`` (1-based, as lens files and Zemax number them) is the base optic with every
+row's ``n``-th value put in.  Keys (docs/configurations.md):
+
+- a parameter path of :mod:`optics.params` that ends on a number
+  (``surfaces[5].thickness``, ``surfaces[3].radius``, ``surfaces[3].conic``,
+  ``surfaces[2].tilt[0]``, ``aperture.value``, ``fields.values[2][1]``,
+  ``wavelengths.values[0]`` ...);
+- ``surfaces[k].material``: a material spec (a glass name or a table);
+- ``stop``: the index of the stop surface;
+- ``temperature`` (°C) and ``pressure`` (atm): the configuration is then the
+  optic at that environment (:func:`optics.thermal.at_environment`, applied
+  after the other rows).
+
+A configuration's Optic copies only what its rows change (the optic, the
+surfaces list, the changed surface and its geometry ...); unchanged surfaces,
+materials and tensors are shared with the base, so a variable set on the base
+(or on a row value, path ``configurations.rows[i].values[n-1]``) reaches every
+configuration with its gradient.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+
+from .errors import ConfigurationError, OpticsError
+from .params import get_param, replaced
+
+__all__ = [
+    "ConfigurationRow",
+    "Configurations",
+    "ENVIRONMENT_KEYS",
+    "configuration",
+    "configuration_numbers",
+    "each_configuration",
+]
+
+ENVIRONMENT_KEYS = ("temperature", "pressure")
+_MATERIAL = re.compile(r"^\s*surfaces\s*\[\s*(-?\d+)\s*\]\s*\.\s*material\s*$")
+_PLACEMENT = re.compile(r"^\s*surfaces\s*\[\s*(-?\d+)\s*\]\s*\.\s*(tilt|decenter)\s*\[")
+_PLACEMENT_SIZE = {"tilt": 3, "decenter": 2}
+
+
+@dataclass(eq=False)
+class ConfigurationRow:
+    """One key and its value in each configuration (``values[n - 1]`` for configuration n)."""
+
+    key: str
+    values: list
+
+
+@dataclass(eq=False)
+class Configurations:
+    """The configuration rows of an optic.
+
+    Attributes
+    ----------
+    rows : list of ConfigurationRow
+        Applied in order (the environment rows last).
+    count : int
+        Number of configurations (>= 1); every row has ``count`` values.
+    names : list of str or None
+        Optional names of the configurations ("wide", "tele" ...).
+    """
+
+    rows: list
+    count: int
+    names: list | None = None
+    _materials: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
+            raise ConfigurationError(
+                f"configurations: count must be an integer >= 1, not {self.count!r}"
+            )
+        for row in self.rows:
+            if len(row.values) != self.count:
+                raise ConfigurationError(
+                    f"configurations: key {row.key!r} has {len(row.values)} values for "
+                    f"{self.count} configurations"
+                )
+        if self.names is not None and len(self.names) != self.count:
+            raise ConfigurationError(
+                f"configurations: 'names' has {len(self.names)} entries for {self.count} "
+                "configurations"
+            )
+
+    def __len__(self):
+        return self.count
+
+    def row(self, key):
+        """The row of ``key`` (None when there is none)."""
+        return next((r for r in self.rows if r.key == key), None)
+
+    def material(self, spec, where=""):
+        """The Material of a spec, resolved once per spec."""
+        from .materials import material_from_spec
+
+        token = repr(spec)
+        if token not in self._materials:
+            self._materials[token] = material_from_spec(spec, where=where)
+        return self._materials[token]
+
+
+def configuration_numbers(optic) -> list[int]:
+    """``[1, ..., count]`` of an optic with configurations, ``[1]`` otherwise."""
+    configs = getattr(optic, "configurations", None)
+    return list(range(1, (configs.count if configs else 1) + 1))
+
+
+def configuration(optic, number: int):
+    """Configuration ``number`` (1-based) of ``optic``, as an Optic without configurations.
+
+    Parameters
+    ----------
+    optic : Optic
+    number : int
+        1 to ``len(optic.configurations)``; an optic without configurations has
+        only configuration 1, the optic itself.
+
+    Returns
+    -------
+    Optic
+        Shares every part its rows do not change with ``optic``.
+
+    Raises
+    ------
+    ConfigurationError
+        ``number`` out of range, or a value that does not fit its key (the
+        message names the configuration and the key).
+    """
+    configs = getattr(optic, "configurations", None)
+    count = configs.count if configs else 1
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= count:
+        raise ConfigurationError(
+            f"configuration {number!r} does not exist: the optic has {count} "
+            f"configuration{'s' if count > 1 else ''} (1 to {count})"
+        )
+    if configs is None:
+        return optic
+    out = _shallow(optic)
+    environment = {}
+    for row in configs.rows:
+        value = row.values[number - 1]
+        where = f"configuration {number}: key {row.key!r}"
+        try:
+            if row.key in ENVIRONMENT_KEYS:
+                environment[row.key] = _number(value, where)
+            elif row.key == "stop":
+                out = _with_stop(out, value, where)
+            elif _MATERIAL.match(row.key):
+                out = replaced(out, row.key, configs.material(value, where))
+            else:
+                _number(value, where)
+                out = replaced(_with_placement(out, row.key), row.key, value)
+        except ConfigurationError:
+            raise
+        except OpticsError as exc:
+            raise ConfigurationError(f"{where}: {exc}") from exc
+    try:
+        out.validate()
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"configuration {number}: {exc}") from exc
+    if environment:
+        from .thermal import at_environment
+
+        out = at_environment(out, environment.get("temperature"), environment.get("pressure"))
+    return out
+
+
+def each_configuration(optic) -> list:
+    """Every configuration's Optic, in order (``[optic]`` without configurations)."""
+    return [configuration(optic, n) for n in configuration_numbers(optic)]
+
+
+def check_key(optic, key, where):
+    """ConfigurationError unless ``key`` names something a configuration row can change."""
+    if key in ENVIRONMENT_KEYS or key == "stop":
+        return
+    match = _MATERIAL.match(key)
+    try:
+        if match:
+            index = int(match.group(1))
+            if not -len(optic.surfaces) <= index < len(optic.surfaces):
+                raise ConfigurationError(f"{where}: surface {index} does not exist")
+        else:
+            get_param(_with_placement(optic, key), key)
+    except ConfigurationError:
+        raise
+    except OpticsError as exc:
+        raise ConfigurationError(f"{where}: {exc}") from exc
+
+
+def _shallow(optic):
+    """A copy of the optic object itself (parts shared), without configurations."""
+    import copy
+
+    out = copy.copy(optic)
+    out.configurations = None
+    return out
+
+
+def _with_placement(optic, key):
+    """``optic`` with a zero tilt or decenter where ``key`` sets one entry of an unset one."""
+    match = _PLACEMENT.match(key)
+    if not match:
+        return optic
+    index, name = int(match.group(1)), match.group(2)
+    if not -len(optic.surfaces) <= index < len(optic.surfaces):
+        return optic  # reported by replaced()
+    if getattr(optic.surfaces[index], name) is not None:
+        return optic
+    return replaced(optic, f"surfaces[{index}].{name}", (0.0,) * _PLACEMENT_SIZE[name])
+
+
+def _with_stop(optic, index, where):
+    count = len(optic.surfaces)
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 < index < count - 1:
+        raise ConfigurationError(
+            f"{where}: the stop must be a surface index from 1 to {count - 2}, not {index!r}"
+        )
+    surfaces = list(optic.surfaces)
+    for i, surface in enumerate(surfaces):
+        if surface.is_stop != (i == index):
+            surfaces[i] = dataclasses.replace(surface, is_stop=i == index)
+    out = _shallow(optic)
+    out.surfaces = surfaces
+    return out
+
+
+def _number(value, where):
+    from . import backend as be
+
+    if isinstance(value, bool) or value is None or isinstance(value, (str, list, dict)):
+        raise ConfigurationError(f"{where}: the value must be a number, not {value!r}")
+    try:
+        float(be.item(value))
+    except (TypeError, ValueError) as exc:
+        raise ConfigurationError(f"{where}: the value must be a number, not {value!r}") from exc
+    return value
