@@ -94,6 +94,10 @@ class Configurations:
     def __len__(self):
         return self.count
 
+    def build(self, optic, number: int):
+        """Configuration ``number`` of ``optic`` (whose rows these are): :func:`configuration`."""
+        return configuration(optic, number)
+
     def row(self, key):
         """The row of ``key`` (None when there is none)."""
         return next((r for r in self.rows if r.key == key), None)

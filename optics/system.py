@@ -177,10 +177,18 @@ class Optic:
         return self.configurations.count if self.configurations is not None else 1
 
     def configuration(self, number: int) -> Optic:
-        """Configuration ``number`` (1-based) as an Optic (see :mod:`optics.configurations`)."""
-        from .configurations import configuration
+        """Configuration ``number`` (1-based) as an Optic (see :mod:`optics.configurations`).
 
-        return configuration(self, number)
+        The configurations object builds it (the Optic knows nothing of how);
+        without configurations the optic has only configuration 1, itself.
+        """
+        if self.configurations is not None:
+            return self.configurations.build(self, number)
+        if isinstance(number, bool) or number != 1:
+            raise ConfigurationError(
+                f"configuration {number!r} does not exist: the optic has 1 configuration (1 to 1)"
+            )
+        return self
 
     @property
     def stop_index(self) -> int:

@@ -56,6 +56,7 @@ LAYERS = (
     ("optics.trace", 14),
     ("optics.analysis", 15),
     ("optics.thermal", 15),
+    ("optics.configurations", 15),
     ("optics.optimize", 16),
     ("optics.gradcheck", 16),
     ("optics.tolerance", 17),
