@@ -107,6 +107,8 @@ class Optic:
     # prescription is given; None: the catalogs' reference conditions (20 °C, 1 atm).
     # Change it with optics.thermal.at_environment, which also sets the media's indices.
     environment: object = None
+    # optics.optimize.solves.Solve per solved or picked-up parameter (optics.optimize.apply_solves)
+    solves: list = field(default_factory=list)
 
     def __post_init__(self):
         self.validate()

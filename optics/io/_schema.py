@@ -25,6 +25,7 @@ from ..system import (
     Optic,
     Wavelengths,
 )
+from ..optimize.solves import apply_solves, check_solves, solve_from_spec
 from ..thermal import with_environment
 from ._environment import check_surfaces, environment_from_table
 from ._values import (
@@ -66,6 +67,8 @@ SURFACE_KEYS = (
     "stop",
     "aperture",
     "obscuration",
+    "solve",
+    "pickup",
 )
 """Keys every surface type accepts; each geometry type adds its own ``spec_keys``."""
 
@@ -75,7 +78,7 @@ MAX_THICKNESS = 1e12
 DEFAULT_WAVELENGTH = 0.5875618  # the helium d line, µm
 
 
-def optic_from_dict(data, source: str = "<dict>") -> Optic:
+def optic_from_dict(data, source: str = "<dict>", *, solve: bool = True) -> Optic:
     """Build an Optic from lens-file data.
 
     Parameters
@@ -86,6 +89,9 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
         It is not modified; the ``optimize`` table is deep-copied.
     source : str
         Where the data come from (a file name); it starts every error message.
+    solve : bool
+        Apply the surfaces' solves and pickups (:func:`optics.optimize.apply_solves`)
+        to the values read; False keeps the values as given.
 
     Returns
     -------
@@ -123,6 +129,7 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
     if environment is not None:
         environment = environment_from_table(environment, f"{source}: [environment]")
         check_surfaces(environment, len(surfaces), f"{source}: [environment]")
+    solves = _solves(data["surfaces"], source)
     try:
         optic = Optic(
             surfaces,
@@ -133,10 +140,44 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
             optimize=optimize,
             aiming=aiming,
             tolerance=tolerance,
+            solves=solves,
         )
-    except ConfigurationError as exc:
+        check_solves(optic, solves, f"{source}: ")
+        if solve:
+            apply_solves(optic)
+    except OpticsError as exc:
         raise LensFileError(f"{source}: {exc}") from exc
     return optic if environment is None else with_environment(optic, environment, where=source)
+
+
+def _solves(entries, source) -> list:
+    """The ``solve`` and ``pickup`` tables of the surfaces, as Solve objects."""
+    solves = []
+    for index, entry in enumerate(entries):
+        for kind in ("solve", "pickup"):
+            table = entry.get(kind)
+            if table is None:
+                continue
+            where = f"{source}: surface {index}: {kind}"
+            if not isinstance(table, Mapping) or not table:
+                raise LensFileError(
+                    f"{where}: must be a table of parameters (curvature, thickness), "
+                    f"not {describe(table)}"
+                )
+            for parameter, spec in table.items():
+                try:
+                    solves.append(
+                        solve_from_spec(
+                            index,
+                            parameter,
+                            dict(spec) if isinstance(spec, Mapping) else spec,
+                            kind,
+                            f"{where}.{parameter}",
+                        )
+                    )
+                except ConfigurationError as exc:
+                    raise LensFileError(str(exc)) from exc
+    return solves
 
 
 # --- sections --------------------------------------------------------------------------

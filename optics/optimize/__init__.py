@@ -34,6 +34,7 @@ from .operands import OPERANDS, MeritContext
 from .operands_user import register_operand
 from .problem import Problem
 from .section import OptimizeSection, problem_from_lens, read_section
+from .solves import SOLVE_TYPES, Solve, apply_solves
 from .variables import Variable
 
 __all__ = [
@@ -48,9 +49,12 @@ __all__ = [
     "OptimizationResult",
     "OptimizeSection",
     "Problem",
+    "SOLVE_TYPES",
+    "Solve",
     "StepRecord",
     "StopCriteria",
     "Variable",
+    "apply_solves",
     "default_driver",
     "optimize",
     "problem_from_lens",
