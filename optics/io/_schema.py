@@ -15,6 +15,7 @@ from ..apertures import APERTURE_SHAPES, SHAPE_KEYS, ClearAperture
 from ..errors import ConfigurationError, LensFileError, OpticsError
 from ..geometry import GEOMETRY_TYPES
 from ..materials import material_from_spec
+from ..optimize.solves import apply_solves, check_solves, solve_from_spec
 from ..surfaces import Surface
 from ..system import (
     AIMING_MODES,
@@ -25,7 +26,6 @@ from ..system import (
     Optic,
     Wavelengths,
 )
-from ..optimize.solves import apply_solves, check_solves, solve_from_spec
 from ..thermal import with_environment
 from ._environment import check_surfaces, environment_from_table
 from ._values import (

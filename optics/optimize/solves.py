@@ -197,9 +197,16 @@ def apply_solves(optic) -> None:
     """Set every solved and picked-up parameter of ``optic`` (in place), in surface order.
 
     Plain-number lenses get plain floats; a lens with trainable parameters
-    gets values attached to them (gradients flow through the solve).
+    gets values attached to them (gradients flow through the solve).  A
+    pickup reads its source after the solves of the surfaces before it (and
+    of its own surface's curvature): pick up from those, or from unsolved
+    parameters.
     """
-    for solve in sorted(getattr(optic, "solves", None) or (), key=lambda s: s.surface):
+    solves = sorted(getattr(optic, "solves", None) or (), key=_order)
+    for solve in solves:  # a value left from an earlier graph or JAX trace is never read
+        if be.requires_grad(get_param(optic, solve.path)):
+            set_param(optic, solve.path, 0.0)
+    for solve in solves:
         value = be.on_host(_solved_value, optic, solve)
         if be.is_array(value) and not be.requires_grad(value):
             value = float(be.item(value))
@@ -263,3 +270,8 @@ def _nonzero(value, message):
     if not be.is_array(value) or not be.requires_grad(value):
         if float(be.item(be.asarray(value))) == 0.0:
             raise ConfigurationError(message)
+
+
+def _order(solve):
+    """Surface order; on one surface the curvature first (a thickness solve sees it)."""
+    return solve.surface, solve.parameter != "curvature"

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import LensFileError, OpticsError
-from ..optimize import Merit, MeritContext, Problem, optimize
+from ..optimize import Merit, MeritContext, Problem, apply_solves, optimize
 from ..params import get_param
 from ..trace import PupilAimWarning
 from ._perturb import bind
@@ -146,6 +146,8 @@ class ToleranceModel:
             stop = start + len(perturbation.labels)
             perturbation.apply(optic, list(values[start:stop]))
             start = stop
+        if optic.solves:  # a perturbed lens re-solves, as OpticStudio's tolerancing does
+            apply_solves(optic)
         return optic
 
     def criterion(self, optic):
