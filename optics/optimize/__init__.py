@@ -29,6 +29,7 @@ from .constraints import Constraint
 from .diagnostics import OptimizationWarning
 from .drivers import DRIVERS, default_driver, optimize
 from .history import History, OptimizationResult, StepRecord, StopCriteria
+from .global_search import GlobalResult, global_search
 from .merit import Merit, Operand
 from .operands import OPERANDS, MeritContext
 from .operands_user import register_operand
@@ -42,6 +43,7 @@ __all__ = [
     "OptimizationWarning",
     "DRIVERS",
     "OPERANDS",
+    "GlobalResult",
     "History",
     "Merit",
     "MeritContext",
@@ -56,6 +58,7 @@ __all__ = [
     "Variable",
     "apply_solves",
     "default_driver",
+    "global_search",
     "optimize",
     "problem_from_lens",
     "read_section",
