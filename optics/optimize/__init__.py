@@ -29,6 +29,7 @@ from .constraints import Constraint
 from .diagnostics import OptimizationWarning
 from .drivers import DRIVERS, default_driver, optimize
 from .history import History, OptimizationResult, StepRecord, StopCriteria
+from .glass_substitution import SubstitutionResult, substitute_glasses
 from .global_search import GlobalResult, global_search
 from .merit import Merit, Operand
 from .operands import OPERANDS, MeritContext
@@ -55,6 +56,7 @@ __all__ = [
     "Solve",
     "StepRecord",
     "StopCriteria",
+    "SubstitutionResult",
     "Variable",
     "apply_solves",
     "default_driver",
@@ -63,4 +65,5 @@ __all__ = [
     "problem_from_lens",
     "read_section",
     "register_operand",
+    "substitute_glasses",
 ]
