@@ -28,9 +28,9 @@ from . import (
 from .constraints import Constraint
 from .diagnostics import OptimizationWarning
 from .drivers import DRIVERS, default_driver, optimize
-from .history import History, OptimizationResult, StepRecord, StopCriteria
 from .glass_substitution import SubstitutionResult, substitute_glasses
 from .global_search import GlobalResult, global_search
+from .history import History, OptimizationResult, StepRecord, StopCriteria
 from .merit import Merit, Operand
 from .operands import OPERANDS, MeritContext
 from .operands_user import register_operand

@@ -138,7 +138,12 @@ def substitute_glasses(
         if before.to_spec() in ("air", "mirror"):
             raise ConfigurationError(f"glass substitution: surface {s} has no glass after it")
         nd, vd = nd_vd(before)
-        candidates = glass_candidates(nd, vd, catalogs, radius, limit)
+        own = (getattr(before, "name", None), getattr(before, "catalog", None))
+        candidates = [
+            c
+            for c in glass_candidates(nd, vd, catalogs, radius, limit + 1)
+            if (c["name"], c["catalog"]) != own
+        ][:limit]
         trials = [None] + [CatalogGlass(c["name"], c["catalog"]) for c in candidates]
         merits = []
         for glass in trials:
