@@ -87,3 +87,21 @@ def test_unbounded_variables_are_refused():
     problem = Problem(singlet(), ["surfaces[1].radius"], [Operand("efl", target=50.0)])
     with pytest.raises(ConfigurationError, match="give min and max for surfaces\\[1\\].radius"):
         global_search(problem, starts=2)
+
+
+def test_the_cli_reports_every_start(tmp_path, capsys):
+    import json
+
+    from optics.cli import main
+
+    out = tmp_path / "best.toml"
+    code = main(
+        ["optimize", "cooke_triplet", "--backend", "numpy", "--vary", "radius:1:15:30",
+         "--operand", "efl=50", "--driver", "global", "--starts", "3", "--seed", "5",
+         "--steps", "3", "-o", str(out), "--json"]
+    )  # fmt: skip
+    assert code == 0 and out.exists()
+    report = json.loads(capsys.readouterr().out)
+    assert report["driver"] == "global" and report["seed"] == 5
+    assert [s["index"] for s in report["starts"]] == [0, 1, 2]
+    assert report["merit_after"] == min(s["merit_after"] for s in report["starts"])
