@@ -15,7 +15,7 @@ from ..apertures import APERTURE_SHAPES, SHAPE_KEYS, ClearAperture
 from ..errors import ConfigurationError, LensFileError, OpticsError
 from ..geometry import GEOMETRY_TYPES
 from ..materials import material_from_spec
-from ..optimize.solves import apply_solves, check_solves, solve_from_spec
+from ..optimize.solves import apply_solves, check_solves
 from ..surfaces import Surface
 from ..system import (
     AIMING_MODES,
@@ -28,6 +28,7 @@ from ..system import (
 )
 from ..thermal import with_environment
 from ._environment import check_surfaces, environment_from_table
+from ._solve_tables import solves_of
 from ._values import (
     REQUIRED,
     check_keys,
@@ -129,7 +130,7 @@ def optic_from_dict(data, source: str = "<dict>", *, solve: bool = True) -> Opti
     if environment is not None:
         environment = environment_from_table(environment, f"{source}: [environment]")
         check_surfaces(environment, len(surfaces), f"{source}: [environment]")
-    solves = _solves(data["surfaces"], source)
+    solves = solves_of(data["surfaces"], source)
     try:
         optic = Optic(
             surfaces,
@@ -148,36 +149,6 @@ def optic_from_dict(data, source: str = "<dict>", *, solve: bool = True) -> Opti
     except OpticsError as exc:
         raise LensFileError(f"{source}: {exc}") from exc
     return optic if environment is None else with_environment(optic, environment, where=source)
-
-
-def _solves(entries, source) -> list:
-    """The ``solve`` and ``pickup`` tables of the surfaces, as Solve objects."""
-    solves = []
-    for index, entry in enumerate(entries):
-        for kind in ("solve", "pickup"):
-            table = entry.get(kind)
-            if table is None:
-                continue
-            where = f"{source}: surface {index}: {kind}"
-            if not isinstance(table, Mapping) or not table:
-                raise LensFileError(
-                    f"{where}: must be a table of parameters (curvature, thickness), "
-                    f"not {describe(table)}"
-                )
-            for parameter, spec in table.items():
-                try:
-                    solves.append(
-                        solve_from_spec(
-                            index,
-                            parameter,
-                            dict(spec) if isinstance(spec, Mapping) else spec,
-                            kind,
-                            f"{where}.{parameter}",
-                        )
-                    )
-                except ConfigurationError as exc:
-                    raise LensFileError(str(exc)) from exc
-    return solves
 
 
 # --- sections --------------------------------------------------------------------------
