@@ -118,6 +118,16 @@ class ToleranceModel:
                     ToleranceWarning,
                     stacklevel=3,
                 )
+        solved = {x.path for x in self.nominal.solves}
+        for j, p in enumerate(self.perturbations):
+            path = getattr(p, "path", None)
+            if path is not None and path.replace(".radius", ".curvature") in solved:
+                warnings.warn(
+                    f"{where} items[{j}]: {path} is solved (a solve or pickup sets it): every "
+                    "trial re-solves it, so its perturbation has no effect",
+                    ToleranceWarning,
+                    stacklevel=3,
+                )
         if self.section.compensators:
             try:
                 Problem(copy.deepcopy(self.nominal), self.section.compensators, self._merit())
