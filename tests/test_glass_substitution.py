@@ -67,3 +67,11 @@ def test_a_surface_without_glass_is_refused():
     problem = _problem(optics.load("cooke_triplet"))
     with pytest.raises(ConfigurationError, match="surface 2 has no glass"):
         substitute_glasses(problem, [2])
+
+
+def test_an_explicit_candidate_list_is_tried_as_given():
+    problem = _problem(optics.load("cooke_triplet"))
+    result = substitute_glasses(problem, [3], catalogs=["schott"], glasses=["F5", "SF2"], steps=1)
+    rows = result.surfaces[0]["candidates"]
+    assert [(r["name"], r["catalog"]) for r in rows] == [("F5", "schott"), ("SF2", "schott")]
+    assert all(math.isfinite(r["merit_after"]) for r in rows)

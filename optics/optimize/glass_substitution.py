@@ -109,6 +109,7 @@ def substitute_glasses(
     limit=DEFAULT_LIMIT,
     local="dls",
     steps=30,
+    glasses=None,
     **options,
 ) -> SubstitutionResult:
     """Try the catalog glasses near each surface's glass, re-optimizing; keep the best.
@@ -127,6 +128,9 @@ def substitute_glasses(
         Most candidates per surface.
     local : str
         The local driver; ``steps`` and ``options`` go to it.
+    glasses : list of str, optional
+        An explicit candidate list (glass names, looked up in ``catalogs``
+        order), tried instead of the glasses within ``radius``.
     """
     optic = problem.optic
     catalogs = list(catalogs or _lens_catalogs(optic))
@@ -139,11 +143,11 @@ def substitute_glasses(
             raise ConfigurationError(f"glass substitution: surface {s} has no glass after it")
         nd, vd = nd_vd(before)
         own = (getattr(before, "name", None), getattr(before, "catalog", None))
-        candidates = [
-            c
-            for c in glass_candidates(nd, vd, catalogs, radius, limit + 1)
-            if (c["name"], c["catalog"]) != own
-        ][:limit]
+        if glasses is not None:
+            candidates = [_row(name, catalogs, nd, vd) for name in glasses]
+        else:
+            candidates = glass_candidates(nd, vd, catalogs, radius, limit + 1)
+        candidates = [c for c in candidates if (c["name"], c["catalog"]) != own][:limit]
         trials = [None] + [CatalogGlass(c["name"], c["catalog"]) for c in candidates]
         merits = []
         for glass in trials:
@@ -194,6 +198,21 @@ def _run(problem, optic, local, steps, options):
         problem.constraints.constraints if problem.constraints else (),
     )
     return optimize(fresh, local, steps=steps, **options)
+
+
+def _row(name, catalogs, nd, vd) -> dict:
+    """A candidate row for a named glass (the first of ``catalogs`` that has it)."""
+    index = _catalog_index()
+    catalog = next((c for c in catalogs if name in index.get(c, ())), None)
+    glass = CatalogGlass(name, catalog)
+    n, v = nd_vd(glass)
+    return {
+        "name": glass.name,
+        "catalog": glass.catalog,
+        "nd": n,
+        "vd": v,
+        "distance": math.hypot(100.0 * (n - nd), v - vd),
+    }
 
 
 def _lens_catalogs(optic) -> list:
