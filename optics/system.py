@@ -110,6 +110,8 @@ class Optic:
     # optics.configurations.Configurations (zoom positions, focus distances, temperatures):
     # rows of per-configuration values over this base prescription; None: one configuration.
     configurations: object = None
+    # optics.optimize.solves.Solve per solved or picked-up parameter (optics.optimize.apply_solves)
+    solves: list = field(default_factory=list)
 
     def __post_init__(self):
         self.validate()

@@ -17,9 +17,10 @@ from ._common import (
 )
 from ._guards import interrupt_on_signals
 from ._optimize_args import add_section_options, apply_section_options
+from ._optimize_search import add_search_options, print_search, run_search
 
 EXIT_INTERRUPTED = 130
-DRIVER_CHOICES = ("dls", "adam", "lbfgs", "least_squares", "minimize")
+DRIVER_CHOICES = ("dls", "adam", "lbfgs", "least_squares", "minimize", "global")
 
 
 def register(subparsers):
@@ -48,7 +49,8 @@ def register(subparsers):
         choices=DRIVER_CHOICES,
         default=None,
         help="optimizer (default: the section's 'driver', else dls, damped least squares); "
-        "adam needs --backend torch or jax, lbfgs --backend torch",
+        "adam needs --backend torch or jax, lbfgs --backend torch; global: many starts "
+        "within the bounds, each refined by --local-driver",
     )
     parser.add_argument(
         "--steps",
@@ -79,6 +81,7 @@ def register(subparsers):
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_section_options(parser)
+    add_search_options(parser)
     add_aiming_option(parser)
     add_lens_options(parser)
     parser.set_defaults(func=run)
@@ -101,15 +104,21 @@ def run(args):
         problem, section = problem_from_lens(optic, f"{args.lens}: [optimize]")
         driver = args.driver or section.driver or default_driver()
         steps = section.steps if args.steps is None else args.steps
-        result = optimize(
-            problem,
-            driver,
-            steps=steps,
-            merit_tol=section.merit_tol,
-            grad_tol=section.grad_tol,
-            progress=not args.quiet and not args.json and sys.stderr.isatty(),
-            **section.run_options(driver),
-        )
+        local = args.local_driver if driver == "global" else driver
+        searched = run_search(problem, args, driver, steps, section.run_options(local))
+        extra = {} if searched is None else searched[1]
+        if searched is not None:
+            result = searched[0]
+        else:
+            result = optimize(
+                problem,
+                driver,
+                steps=steps,
+                merit_tol=section.merit_tol,
+                grad_tol=section.grad_tol,
+                progress=not args.quiet and not args.json and sys.stderr.isatty(),
+                **section.run_options(driver),
+            )
     optic.aiming = saved_mode
     _save_or_report(optic, args.output, result)
     if result.interrupted:
@@ -123,6 +132,7 @@ def run(args):
     if args.plot:
         save_history_figure(result.history, args.plot, f"{optic.name or args.lens}: {driver}")
     report = result.as_dict()
+    report.update(extra)
     report["backend"] = backend
     if args.json:
         print_json(report)
@@ -151,6 +161,7 @@ def _print_report(report, args):
         f"({report['message']})"
     )
     print(f"merit before {report['merit_before']:.6g}, after {report['merit_after']:.6g}")
+    print_search(report)
     _print_diagnostics(report)
     print()
     rows = [

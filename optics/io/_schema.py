@@ -15,6 +15,7 @@ from ..apertures import APERTURE_SHAPES, SHAPE_KEYS, ClearAperture
 from ..errors import ConfigurationError, LensFileError, OpticsError
 from ..geometry import GEOMETRY_TYPES
 from ..materials import material_from_spec
+from ..optimize.solves import apply_solves, check_solves
 from ..surfaces import Surface
 from ..system import (
     AIMING_MODES,
@@ -27,6 +28,7 @@ from ..system import (
 )
 from ..thermal import with_environment
 from ._environment import check_surfaces, environment_from_table
+from ._solve_tables import solves_of
 from ._values import (
     REQUIRED,
     check_keys,
@@ -67,6 +69,8 @@ SURFACE_KEYS = (
     "stop",
     "aperture",
     "obscuration",
+    "solve",
+    "pickup",
 )
 """Keys every surface type accepts; each geometry type adds its own ``spec_keys``."""
 
@@ -76,7 +80,7 @@ MAX_THICKNESS = 1e12
 DEFAULT_WAVELENGTH = 0.5875618  # the helium d line, µm
 
 
-def optic_from_dict(data, source: str = "<dict>") -> Optic:
+def optic_from_dict(data, source: str = "<dict>", *, solve: bool = True) -> Optic:
     """Build an Optic from lens-file data.
 
     Parameters
@@ -87,6 +91,9 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
         It is not modified; the ``optimize`` table is deep-copied.
     source : str
         Where the data come from (a file name); it starts every error message.
+    solve : bool
+        Apply the surfaces' solves and pickups (:func:`optics.optimize.apply_solves`)
+        to the values read; False keeps the values as given.
 
     Returns
     -------
@@ -124,6 +131,7 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
     if environment is not None:
         environment = environment_from_table(environment, f"{source}: [environment]")
         check_surfaces(environment, len(surfaces), f"{source}: [environment]")
+    solves = solves_of(data["surfaces"], source)
     try:
         optic = Optic(
             surfaces,
@@ -134,8 +142,12 @@ def optic_from_dict(data, source: str = "<dict>") -> Optic:
             optimize=optimize,
             aiming=aiming,
             tolerance=tolerance,
+            solves=solves,
         )
-    except ConfigurationError as exc:
+        check_solves(optic, solves, f"{source}: ")
+        if solve:
+            apply_solves(optic)
+    except OpticsError as exc:
         raise LensFileError(f"{source}: {exc}") from exc
     if environment is not None:
         optic = with_environment(optic, environment, where=source)

@@ -51,6 +51,9 @@ def optic_to_dict(optic) -> dict:
     if optic.wavelengths.weights is not None:
         data["wavelengths"]["weights"] = [plain(w) for w in optic.wavelengths.weights]
     data["surfaces"] = [_surface(surface, i) for i, surface in enumerate(optic.surfaces)]
+    for solve in getattr(optic, "solves", None) or ():
+        kind = "pickup" if solve.type == "pickup" else "solve"
+        data["surfaces"][solve.surface].setdefault(kind, {})[solve.parameter] = solve.to_spec()
     if optic.aiming != "paraxial":
         data["aiming"] = {"mode": optic.aiming}
     if optic.optimize is not None:

@@ -28,12 +28,15 @@ from . import (
 from .constraints import Constraint
 from .diagnostics import OptimizationWarning
 from .drivers import DRIVERS, default_driver, optimize
+from .glass_substitution import SubstitutionResult, substitute_glasses
+from .global_search import GlobalResult, global_search
 from .history import History, OptimizationResult, StepRecord, StopCriteria
 from .merit import Merit, Operand
 from .operands import OPERANDS, MeritContext
 from .operands_user import register_operand
 from .problem import Problem
 from .section import OptimizeSection, problem_from_lens, read_section
+from .solves import SOLVE_TYPES, Solve, apply_solves
 from .variables import Variable
 
 __all__ = [
@@ -41,6 +44,7 @@ __all__ = [
     "OptimizationWarning",
     "DRIVERS",
     "OPERANDS",
+    "GlobalResult",
     "History",
     "Merit",
     "MeritContext",
@@ -48,12 +52,18 @@ __all__ = [
     "OptimizationResult",
     "OptimizeSection",
     "Problem",
+    "SOLVE_TYPES",
+    "Solve",
     "StepRecord",
     "StopCriteria",
+    "SubstitutionResult",
     "Variable",
+    "apply_solves",
     "default_driver",
+    "global_search",
     "optimize",
     "problem_from_lens",
     "read_section",
     "register_operand",
+    "substitute_glasses",
 ]

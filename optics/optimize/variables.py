@@ -116,6 +116,14 @@ class VariableSet:
             raise ConfigurationError(f"variable(s) listed twice: {', '.join(repeated)}")
         self.optic = optic
         self.variables = list(variables)
+        solved = {s.path: s.type for s in getattr(optic, "solves", None) or ()}
+        for v in self.variables:
+            path = v.path.replace(" ", "").replace(".radius", ".curvature")
+            if path in solved:
+                raise ConfigurationError(
+                    f"variable {v.path}: the parameter has a {solved[path]!r} solve, which "
+                    "sets it; remove the solve or the variable"
+                )
         start = np.array([_read(optic, v.path) for v in self.variables])
         lower, upper = self.bounds()
         outside = np.flatnonzero((start < lower) | (start > upper))
@@ -170,6 +178,10 @@ class VariableSet:
             values = [float(x0) + float(s) * ui for x0, s, ui in zip(self.start, self.scales, u)]
         for variable, value in zip(self.variables, values):
             set_param(self.optic, variable.path, value)
+        if self.optic.solves:
+            from .solves import apply_solves
+
+            apply_solves(self.optic)
 
     def detach_other_parameters(self):
         """Detach every tensor on the optic's surfaces that requires grad.

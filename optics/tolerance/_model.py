@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import LensFileError, OpticsError
-from ..optimize import Merit, MeritContext, Problem, optimize
+from ..optimize import Merit, MeritContext, Problem, apply_solves, optimize
 from ..params import get_param
 from ..trace import PupilAimWarning
 from ._perturb import bind
@@ -119,6 +119,16 @@ class ToleranceModel:
                     ToleranceWarning,
                     stacklevel=3,
                 )
+        solved = {x.path for x in self.nominal.solves}
+        for j, p in enumerate(self.perturbations):
+            path = getattr(p, "path", None)
+            if path is not None and path.replace(".radius", ".curvature") in solved:
+                warnings.warn(
+                    f"{where} items[{j}]: {path} is solved (a solve or pickup sets it): every "
+                    "trial re-solves it, so its perturbation has no effect",
+                    ToleranceWarning,
+                    stacklevel=3,
+                )
         if self.section.compensators:
             try:
                 Problem(copy.deepcopy(self.nominal), self.section.compensators, self._merit())
@@ -147,6 +157,8 @@ class ToleranceModel:
             stop = start + len(perturbation.labels)
             perturbation.apply(optic, list(values[start:stop]))
             start = stop
+        if optic.solves:  # a perturbed lens re-solves, as OpticStudio's tolerancing does
+            apply_solves(optic)
         return optic
 
     def criterion(self, optic):

@@ -169,7 +169,9 @@ def _optic_from_zmx_data(data, source):
     telecentric_image = fields.get("object_telecentric") and fields["type"] in IMAGE_HEIGHT_TYPES
     if telecentric_image:
         data = dict(data, fields=dict(fields, type="object_height"))
-    optic = optic_from_dict(data, source)
+    # The file's values are OpticStudio's own solved values (with its glass data): kept as
+    # read; the solves act from the first change on (docs/zemax.md).
+    optic = optic_from_dict(data, source, solve=False)
     if telecentric_image:
         _telecentric.to_object_heights(optic, fields["type"], optic.fields.values, source)
     if fno:

@@ -12,6 +12,7 @@ import warnings
 from ...errors import LensFileError
 from . import _freeforms, _glass
 from ._glass import ZemaxWarning
+from ._solves import read_solves
 from ._text import indexed
 
 # TYPE names read, and the ones refused with a reason.
@@ -91,6 +92,8 @@ def surface_table(block, context, medium):
                 f"of surfaces 1 to {context.last - 1}"
             )
         entry["stop"] = True
+    if 0 < block.number < context.last:
+        read_solves(block, where, entry, scale)
     if kind != "COORDBRK" and 0 < block.number:
         _apertures(block, where, scale, entry)
         _surface_tilt(block, where, scale, entry, is_last)

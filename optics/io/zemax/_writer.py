@@ -22,6 +22,7 @@ from ...surfaces import media
 from .._serialize import optic_to_dict
 from . import _freeforms, _multiconfig
 from ._glass import ZemaxWarning, zemax_name
+from ._solves import curvature_line, thickness_lines
 
 _HEADER = ("VERS 190513 80 123457 L123457", "MODE SEQ")
 _FIELD_CODES = {"angle": 0, "object_height": 1, "paraxial_image_height": 2, "real_image_height": 3}
@@ -56,11 +57,16 @@ def dumps(optic, source="<optic>") -> str:
     for i, (value, weight) in enumerate(zip(waves["values"], weights), start=1):
         lines.append(f"WAVM {i} {_num(value)} {_num(weight)}")
     lines.append(f"PWAV {data['wavelengths']['primary'] + 1}")
+    number, numbers = 0, []
+    for spec in data["surfaces"]:  # SURF number of each of our surfaces (pickups name them)
+        numbers.append(number + (2 if _own_frame(spec) else 0))
+        number += 5 if _own_frame(spec) else 1
     number = 0
     for index, spec in enumerate(data["surfaces"]):
         if index == stop:  # FLOA: the stop's DIAM is half the stop diameter
             spec = dict(spec, stop=True, stop_semi_diameter=data["aperture"]["value"] / 2.0)
-        for block in _surface_blocks(spec, index, len(data["surfaces"]) - 1, source):
+        blocks = _surface_blocks(spec, index, len(data["surfaces"]) - 1, source, numbers)
+        for block in blocks:
             lines.append(f"SURF {number}")
             lines += ["  " + line for line in block]
             number += 1
@@ -205,14 +211,30 @@ def _fields(fields, wavelength_count) -> list:
     ]
 
 
-def _surface_blocks(spec, index, last, source) -> list:
+def _own_frame(spec) -> bool:
+    """True when a surface is written between coordinate breaks (decentred or tilted)."""
+    kind = spec.get("type", "standard")
+    return kind != "coordinate_break" and ("decenter" in spec or "tilt" in spec)
+
+
+def _surface_blocks(spec, index, last, source, numbers=None) -> list:
     """The SURF blocks (lists of lines) of one of our surfaces: one, or five when tilted."""
     where = f"{source}: surface {index}"
     kind = spec.get("type", "standard")
     body = _shape(spec, kind, where)
     thickness = spec.get("thickness", 0.0)
-    own_frame = kind != "coordinate_break" and ("decenter" in spec or "tilt" in spec)
+    own_frame = _own_frame(spec)
+    solved = ("solve" in spec or "pickup" in spec) and numbers is not None
+    if solved:
+        body = [
+            curvature_line(line.split()[1], spec, numbers, where)
+            if line.startswith("CURV ")
+            else line
+            for line in body
+        ]
     body.append(f"DISZ {_num(0.0 if own_frame else thickness)}")
+    if solved and not own_frame:
+        body += thickness_lines(spec, numbers, where)
     body += _material(spec.get("material", "air"), where)
     body += _clear_aperture(spec, where)
     if spec.get("stop"):
