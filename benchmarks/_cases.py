@@ -8,7 +8,7 @@ Each case is a zero-argument callable that traces the benchmark system once
 - ``torch_fb``: eager Torch trace with the six radii requiring grad, the
   spot loss sum(x² + y²) over valid rays and its backward pass;
 - ``compiled_no_grad`` / ``compiled_fb``: the same two with
-  ``trace_rays(..., compiled=True)`` (the first call compiles).
+  ``trace_rays(..., method="compiled")`` (the first call compiles).
 """
 
 from __future__ import annotations

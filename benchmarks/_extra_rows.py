@@ -2,7 +2,7 @@
 
 - a competing memory-bound job: a subprocess that copies a 256 MiB array over
   and over on the other core while the NumPy rows run again;
-- chunked tracing: ``iter_bundle(chunk_rays=...)`` against one batch at 1e6
+- chunked tracing: ``iter_bundle(method=Streamed(...))`` against one batch at 1e6
   rays (rate ratio), and the peak resident memory of a chunked spot diagram
   run in a fresh process (benchmarks/chunked_spot.py);
 - host reads: how many times a Torch trace reads a tensor on the host.

@@ -24,7 +24,7 @@ def jax_case(system, n, backward):
     """(work, callable) of the jitted JAX trace, forward only or forward+backward.
 
     Forward+backward is ``jax.grad`` of the spot loss with respect to the six
-    lens radii through ``trace_rays(..., compiled=True)``.
+    lens radii through ``trace_rays(..., method="compiled")``.
     """
     import jax
 

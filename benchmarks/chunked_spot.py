@@ -6,7 +6,7 @@ Two measurements of the Cooke triplet (3 fields × 3 wavelengths, hexapolar pupi
   target) streamed with ``chunk_rays``, run in a fresh subprocess whose peak
   resident memory (``ru_maxrss``) is reported;
 - default: the rate of ``trace_bundle`` in one batch against the same rays
-  streamed by ``iter_bundle(chunk_rays=...)``, and of ``spot_diagram`` both
+  streamed by ``iter_bundle(method=Streamed(...))``, and of ``spot_diagram`` both
   ways, timed alternately (medians of ``--repeats``, first repeat dropped).
 
 Usage::

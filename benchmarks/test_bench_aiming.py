@@ -119,7 +119,7 @@ def _compare(benchmark, report, label, optic, backend):
 def test_real_aiming_numpy(benchmark, report):
     optic = double_gauss()
     with be.using("numpy"):
-        benchmark(trace_bundle, optic, wavelengths=[optic.primary_wavelength], rings=RINGS)
+        benchmark(trace_bundle, optic, wavelengths=[optic.primary_wavelength], pupil=RINGS)
     ratio = _compare(benchmark, report, "NumPy", optic, "numpy")
     expect_target(ratio >= SPEEDUP_TARGET, f"real aiming NumPy {ratio:.2f}x < {SPEEDUP_TARGET}x")
 

@@ -1,6 +1,6 @@
 """Chunked tracing (issue 17): trace_bundle in pupil slices against one batch.
 
-Records rays per second of ``iter_bundle(chunk_rays=...)`` and of one
+Records rays per second of ``iter_bundle(method=Streamed(...))`` and of one
 ``trace_bundle`` batch (target: the chunked rate within 10 % of one batch at
 1e6 rays), and of ``spot_diagram`` both ways.  The peak memory of a 1e8-ray
 spot diagram is measured by ``python benchmarks/chunked_spot.py --rss --rays 1e8``
@@ -51,7 +51,7 @@ def test_chunked_spot_diagram_rate(benchmark, report, n):
     benchmark.pedantic(
         spot_diagram,
         (optic,),
-        {"rings": rings, "chunk_rays": chunk, "progress": False},
+        {"pupil": rings, "method": Streamed(chunk, progress=False)},
         rounds=3,
         warmup_rounds=1,
     )

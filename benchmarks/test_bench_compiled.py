@@ -1,4 +1,4 @@
-"""The compiled trace (``trace_rays(..., compiled=True)``, issue 7), next to eager NumPy.
+"""The compiled trace (``trace_rays(..., method="compiled")``, issue 7), next to eager NumPy.
 
 For the Cooke triplet and its Chebyshev variant (``_systems.py``): ray·surfaces
 per second of the compiled Torch trace without grad and with forward+backward

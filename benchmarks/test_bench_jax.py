@@ -5,7 +5,7 @@ For the Cooke triplet and its Chebyshev variant (``_systems.py``) at 1e6 rays
 forward+backward (the spot loss of ``_cases.spot_loss``, differentiated with
 respect to the six lens radii), for
 
-- ``jax_jit``: ``trace_rays(..., compiled=True)`` on JAX (``jax.jit`` of the
+- ``jax_jit``: ``trace_rays(..., method="compiled")`` on JAX (``jax.jit`` of the
   launch and every surface; forward+backward by ``jax.grad`` through it);
 - ``torch_compiled``: the same on Torch (``torch.compile``, Inductor);
 - ``numpy``: our eager NumPy trace (no gradients).
