@@ -27,7 +27,8 @@ def pytest_terminal_summary(terminalreporter):
 # ``OPTICS_BENCH_QUICK=1 python -m pytest benchmarks --benchmark-disable -q`` runs each
 # benchmark function once at its small sizes, so that a benchmark that breaks is caught
 # in about a minute; large batches, the compiled (Inductor) cases, which compile for tens
-# of seconds each, and the 1000-iteration Newton case are deselected (tests/ covers the
+# of seconds each, the jitted JAX cases but the Cooke forward one (each compiles for
+# 10-40 s) and the 1000-iteration Newton case are deselected (tests/ covers the
 # compiled path).
 QUICK = os.environ.get("OPTICS_BENCH_QUICK") == "1"
 QUICK_MAX_RAYS = 20_000
@@ -38,6 +39,10 @@ def _heavy(item):
     if "compiled" in item.nodeid.split("::")[0] or params.get("compiled") is True:
         return True
     if str(params.get("mode", "")).startswith("compiled"):
+        return True
+    if "test_bench_jax" in item.nodeid and (
+        params.get("system") != "cooke" or params.get("backward")
+    ):
         return True
     if params.get("iterations", 0) >= 1000:
         return True
