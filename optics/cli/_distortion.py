@@ -9,7 +9,12 @@ from ._common import (
     positive_int,
     table,
 )
-from ._report import add_report_options, check_wavelength_option, run_report
+from ._report import (
+    add_report_options,
+    add_wavelength_filter_option,
+    check_wavelength_option,
+    run_report,
+)
 
 
 def register(subparsers):
@@ -26,12 +31,7 @@ def register(subparsers):
     parser.add_argument(
         "--reference", choices=["f-tan", "f-theta"], default="f-tan", help="default f-tan"
     )
-    parser.add_argument(
-        "--wavelength",
-        type=float,
-        default=None,
-        help="µm: only this wavelength (default: every wavelength of the lens)",
-    )
+    add_wavelength_filter_option(parser)
     parser.add_argument(
         "--grid", metavar="OUT.png", help="write a grid-distortion plot (primary wavelength)"
     )

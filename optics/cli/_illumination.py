@@ -9,7 +9,12 @@ from ._common import (
     positive_int,
     table,
 )
-from ._report import add_report_options, check_wavelength_option, run_report
+from ._report import (
+    add_report_options,
+    add_wavelength_filter_option,
+    check_wavelength_option,
+    run_report,
+)
 
 
 def register(subparsers):
@@ -24,12 +29,7 @@ def register(subparsers):
     )
     add_report_options(parser, "write the relative-illumination and vignetting plot")
     parser.add_argument("--points", type=positive_int, default=11, help="fields (default 11)")
-    parser.add_argument(
-        "--wavelength",
-        type=float,
-        default=None,
-        help="µm: only this wavelength (default: every wavelength of the lens)",
-    )
+    add_wavelength_filter_option(parser)
     add_aiming_option(parser)
     add_backend_options(parser)
     add_lens_options(parser)

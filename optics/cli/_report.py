@@ -20,6 +20,16 @@ def add_report_options(parser, plot_help):
     parser.add_argument("--plot", metavar="OUT.png", help=plot_help)
 
 
+def add_wavelength_filter_option(parser):
+    """``--wavelength W``: only that wavelength (µm) instead of every wavelength of the lens."""
+    parser.add_argument(
+        "--wavelength",
+        type=float,
+        default=None,
+        help="µm: only this wavelength (default: every wavelength of the lens)",
+    )
+
+
 def check_wavelength_option(args):
     """UsageError unless ``--wavelength`` is absent or positive."""
     if args.wavelength is not None and not args.wavelength > 0:

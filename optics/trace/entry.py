@@ -54,8 +54,9 @@ def trace_surfaces(system, field, pupil, wavelength=None, *, method=None, aiming
     list of Rays
         One per surface, in global coordinates, shaped like the broadcast inputs.
     """
-    count = len(prepare(system).surfaces)
-    traced = _traced(system, field, pupil, wavelength, method, aiming, tuple(range(count)))
+    system = prepare(system, aiming)
+    count = len(system.surfaces)
+    traced = _traced(system, field, pupil, wavelength, method, None, tuple(range(count)))
     return [traced.kept[i] for i in range(count - 1)] + [traced.rays]
 
 
