@@ -131,6 +131,7 @@ def afocal_mask(rays: _BasisRays):
     return be.abs(be.asarray(nu_image)) <= AFOCAL_ROUNDOFF_FACTOR * eps * rays.power_scale
 
 
+@be.pinned
 def paraxial(optic, wavelength=None) -> ParaxialData:
     """First-order data of ``optic`` at ``wavelength`` (µm; default the primary).
 

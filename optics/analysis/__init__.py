@@ -8,6 +8,7 @@ and ray/OPD fans.  The implementation modules are private; these names are the
 public API.
 """
 
+from .. import backend as _be
 from ._colour import FocalShiftResult, LateralColorResult, chromatic_focal_shift, lateral_color
 from ._converge import ConvergenceWarning
 from ._distortion import DistortionResult, GridDistortion, distortion, grid_distortion
@@ -87,3 +88,5 @@ __all__ = [
     "zernike_evaluate",
     "zernike_fit",
 ]
+
+_be.pin_public(globals(), __all__)  # one configuration per call, whatever other threads set

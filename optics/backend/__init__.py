@@ -137,6 +137,7 @@ from ._math import (  # noqa: F401  (names made in a loop in _math)
     tan,
     where,
 )
+from ._pinning import is_pinned, pin_public, pinned  # noqa: F401  (re-exported through __all__)
 from ._registry import BackendInfo  # noqa: F401  (re-exported through __all__)
 from ._registry import register as register_backend  # noqa: F401
 from ._registry import unregister as unregister_backend  # noqa: F401

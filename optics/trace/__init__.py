@@ -20,6 +20,7 @@ Layered one way (each module imports only the ones before it):
 - :mod:`~optics.trace.entry` — :func:`trace_rays` and :func:`trace_surfaces`.
 """
 
+from .. import backend as _be
 from .aim import AimResult, PupilAimWarning
 from .bundle import Bundle, iter_bundle, trace_bundle
 from .entry import trace_rays, trace_surfaces
@@ -52,3 +53,5 @@ __all__ = [
     "trace_rays",
     "trace_surfaces",
 ]
+
+_be.pin_public(globals(), __all__)  # one configuration per call, whatever other threads set
