@@ -21,7 +21,11 @@ import pytest
 
 import optics
 import optics.analysis
+import optics.imaging
 import optics.io
+import optics.optimize
+import optics.thermal
+import optics.tolerance
 import optics.trace
 from optics import backend as be
 
@@ -152,7 +156,19 @@ def test_a_generator_keeps_the_settings_it_was_created_under(optic):
     assert all(be.backend_of(s.rays.x) == "numpy" for s in slices)
 
 
-@pytest.mark.parametrize("module", [optics, optics.trace, optics.analysis, optics.io])
+PACKAGES = [
+    optics,
+    optics.trace,
+    optics.analysis,
+    optics.io,
+    optics.optimize,
+    optics.tolerance,
+    optics.imaging,
+    optics.thermal,
+]
+
+
+@pytest.mark.parametrize("module", PACKAGES, ids=lambda m: m.__name__)
 def test_every_public_function_is_pinned(module):
     functions = [
         name

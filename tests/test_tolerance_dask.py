@@ -22,7 +22,9 @@ import pytest
 
 from optics import backend as be
 from optics.cli import main
-from optics.io import save
+from optics.io import load, save
+from optics.optimize import Operand, Problem, Variable
+from optics.optimize.global_search import global_search
 from optics.tolerance import ToleranceModel, monte_carlo
 
 distributed = pytest.importorskip("distributed")
@@ -112,6 +114,27 @@ def test_the_command_runs_its_monte_carlo_on_the_cluster_with_torch(cluster, tmp
     here = json.loads(capsys.readouterr().out)
     assert there == here
     assert len(there["monte_carlo"]["values"]) == 4
+
+
+def test_a_global_search_on_the_cluster_gives_the_one_process_result(cluster):
+    """Global search (issue 26): the same starts and results on two separate workers.
+
+    Built-in operands only: the worker processes know no operand this test registers.
+    """
+    address, _ = cluster
+
+    def problem():
+        optic = load("cooke_triplet")
+        variables = [Variable("surfaces[1].radius", 15.0, 30.0)]
+        return Problem(optic, variables, [Operand("efl", target=50.0)])
+
+    here = global_search(problem(), starts=4, seed=3, steps=5, workers=1)
+    there = global_search(problem(), starts=4, seed=3, steps=5, scheduler=address)
+    assert there.best_index == here.best_index
+    assert [s["index"] for s in there.starts] == [0, 1, 2, 3]
+    for x, y in zip(here.starts, there.starts):
+        np.testing.assert_array_equal(x["values"], y["values"])
+        assert x["merit_after"] == y["merit_after"]  # identical, not close
 
 
 def test_a_worker_killed_mid_run_loses_and_duplicates_no_trial(cluster):

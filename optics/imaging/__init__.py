@@ -9,6 +9,7 @@ responses, an optional Bayer mosaic and shot + read noise.  See
 docs/imaging.md.
 """
 
+from .. import backend as _be
 from .scene import Scene, place_scene
 from .sensor import DEFAULT_RESPONSE, Sensor, spectral_samples
 from .simulate import SimulationResult, simulate_image
@@ -22,3 +23,5 @@ __all__ = [
     "simulate_image",
     "spectral_samples",
 ]
+
+_be.pin_public(globals(), __all__)  # one configuration per call, whatever other threads set

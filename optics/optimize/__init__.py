@@ -21,6 +21,7 @@ docs/lens-files.md for the ``[optimize]`` section that ``optics optimize``
 reads.
 """
 
+from .. import backend as _be
 from . import (
     operands_focus,  # noqa: F401 - registers the through_focus_mtf operand
     operands_thermal,  # noqa: F401 - registers the thermal_focus_shift operand
@@ -67,3 +68,5 @@ __all__ = [
     "register_operand",
     "substitute_glasses",
 ]
+
+_be.pin_public(globals(), __all__)  # one configuration per call, whatever other threads set

@@ -12,6 +12,7 @@
 See docs/thermal.md for the formulas, units, conventions and sources.
 """
 
+from .. import backend as _be
 from ._air import ATMOSPHERE, air_index
 from ._environment import ALUMINIUM_CTE, DEFAULT_ENVIRONMENT, Environment
 from ._expansion import at_environment, gap_expansions, scaled_geometry, with_environment
@@ -53,3 +54,5 @@ __all__ = [
     "thermal_focus_shift",
     "with_environment",
 ]
+
+_be.pin_public(globals(), __all__)  # one configuration per call, whatever other threads set

@@ -1,5 +1,6 @@
 """Tolerancing: sensitivities by autodiff and Monte Carlo trials on Dask."""
 
+from .. import backend as _be
 from ._figure import save_monte_carlo_figure
 from ._model import ToleranceModel, model_from_lens
 from ._montecarlo import MonteCarlo, draw, standard_deviations, trial_seeds
@@ -35,3 +36,5 @@ __all__ = [
     "trial_seeds",
     "write_trials",
 ]
+
+_be.pin_public(globals(), __all__)  # one configuration per call, whatever other threads set
