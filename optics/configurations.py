@@ -69,11 +69,16 @@ class Configurations:
         Number of configurations (>= 1); every row has ``count`` values.
     names : list of str or None
         Optional names of the configurations ("wide", "tele" ...).
+    source : Optic or None
+        The prescription the rows apply to; None (the default): the optic that holds
+        them.  :func:`optics.thermal.at_environment` sets it to its input, whose
+        configurations it puts at the new environment.
     """
 
     rows: list
     count: int
     names: list | None = None
+    source: object = field(default=None, repr=False)
     _materials: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -150,7 +155,7 @@ def configuration(optic, number: int):
         )
     if configs is None:
         return optic
-    out = _shallow(optic)
+    out = _shallow(optic if configs.source is None else configs.source)
     environment = {}
     for row in configs.rows:
         value = row.values[number - 1]
@@ -245,6 +250,8 @@ def stacked(optic, numbers, members=None):
     numbers = tuple(numbers)
     if configs is None or len(numbers) < 2:
         return None
+    if configs.source is not None or any(row.key in ENVIRONMENT_KEYS for row in configs.rows):
+        return None  # at_environment expands the rows' values: they no longer stack as given
     members = [configuration(optic, n) for n in numbers] if members is None else members
     if any(m.aiming != "paraxial" or m.fields.type == "real_image_height" for m in members):
         return None
