@@ -12,7 +12,7 @@ import pytest
 import optics
 from optics import backend as be
 from optics.configurations import ConfigurationRow, Configurations, stacked
-from optics.optimize import Merit, Operand, Problem
+from optics.optimize import Merit, Operand, Problem, Variable
 from optics.optimize.configuration_batch import batched_contexts
 from optics.system import Fields
 from optics.trace import prepare, trace_bundle
@@ -154,3 +154,41 @@ def test_equal_rows_stack_and_differing_ones_carry_the_axis():
     np.testing.assert_array_equal(thickness.ravel(), [9.0, 29.0])
     assert thickness.shape == (2, 1, 1, 1)
     assert stack.field_scales == (1.0, 8.0 / 20.0)  # the reference: the widest field
+
+
+def _fd_gradient(problem, u, h):
+    columns = []
+    for i in range(problem.size):
+        step = np.zeros(problem.size)
+        step[i] = h
+        columns.append((problem.merit_float(u + step) - problem.merit_float(u - step)) / (2 * h))
+    return np.array(columns)
+
+
+@pytest.mark.parametrize(
+    "batch",
+    [
+        pytest.param(True, id="batched"),
+        pytest.param(False, id="one-by-one", marks=pytest.mark.slow),
+    ],
+)
+def test_traced_operand_across_configurations_gradient_jax(jax_backend, batch):
+    """JAX (eager value_and_grad, no jit) through a real-ray trace of two configurations,
+    against central differences at two steps: a shared radius and a value of one
+    configuration's row.  Eager JAX compiles each operation once (about 9 s of CPU
+    here), so the merit is one ray per configuration; torch covers rms_spot (above
+    and tests/test_configurations.py)."""
+    variables = [
+        Variable("surfaces[1].radius", scale=1.0),
+        Variable("configurations.rows[1].values[0]", scale=1.0),
+    ]
+    operands = [Operand("real_y", hy=1.0, py=1.0, config=n) for n in (1, 3)]
+    problem = Problem(optics.load(ZOOM), variables, Merit(operands, batch=batch))
+    u = np.array([0.1, 0.3])
+    _, gradient = problem.value_and_gradient(u)
+    with be.using("numpy"):
+        coarse, fine = _fd_gradient(problem, u, 1e-3), _fd_gradient(problem, u, 5e-4)
+    scale = np.max(np.abs(fine))
+    assert np.all(np.abs(fine) > 1e-6 * scale), fine
+    np.testing.assert_allclose(coarse, fine, rtol=0, atol=1e-6 * scale)
+    np.testing.assert_allclose(gradient, fine, rtol=0, atol=1e-6 * scale)

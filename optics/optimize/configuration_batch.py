@@ -58,7 +58,10 @@ def batched_contexts(optic, numbers, method=None) -> dict:
     if stack is None:
         return {}
     batch = _Batch(stack, members)
-    return {n: ConfigurationContext(m, batch, i) for i, (n, m) in enumerate(zip(numbers, members))}
+    return {
+        n: ConfigurationContext(m, batch, i, method=method)
+        for i, (n, m) in enumerate(zip(numbers, members))
+    }
 
 
 class ConfigurationContext(MeritContext):
@@ -69,8 +72,8 @@ class ConfigurationContext(MeritContext):
     ray bundles are its slice of the batch's.
     """
 
-    def __init__(self, optic, batch, index):
-        super().__init__(optic)
+    def __init__(self, optic, batch, index, *, method=None):
+        super().__init__(optic, method=method)
         self._batch, self._index = batch, index
 
     @property
