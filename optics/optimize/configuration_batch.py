@@ -109,7 +109,7 @@ class _Batch:
     def _trace(self, fields, wavelengths, rings, pupil):
         """Every configuration's Bundle of one request, from one trace of (C, W, F, P + 2) rays."""
         size, optic = self.size, self.system.optic
-        wavelengths = tuple(check_wavelength(w) for w in wavelengths)
+        wavelengths = tuple(check_wavelength(w) if isinstance(w, float) else w for w in wavelengths)
         if pupil is None:
             px, py = hexapolar_range(rings, 0, hexapolar_count(rings))
         else:
