@@ -280,6 +280,9 @@ def chief_ray_start(optic, rays, ep):
 def _fail_if_zero(value, message):
     """Raise ConfigurationError(message) when ``value`` is 0 (``message`` may be a callable).
 
+    ``value`` may be an array (systems stacked along leading axes,
+    :func:`optics.configurations.stacked`): it fails when any entry is 0.
+
     A host read: inside a trace it is deferred and read with the trace's
     other checks, once, after the trace (:func:`optics.backend.deferred_reads`);
     the quantities it would have guarded are then inf or NaN until it raises.
@@ -289,4 +292,8 @@ def _fail_if_zero(value, message):
         if values[0] == 0.0:
             raise ConfigurationError(message() if callable(message) else message)
 
+    if (
+        be.is_array(value) and value.ndim
+    ):  # a batch of systems (stacked configurations): zero anywhere fails
+        value = be.min(be.abs(value))
     be.read_later((value,), check)

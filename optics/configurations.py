@@ -36,9 +36,11 @@ __all__ = [
     "ConfigurationRow",
     "Configurations",
     "ENVIRONMENT_KEYS",
+    "Stacked",
     "configuration",
     "configuration_numbers",
     "each_configuration",
+    "stacked",
 ]
 
 ENVIRONMENT_KEYS = ("temperature", "pressure")
@@ -67,11 +69,16 @@ class Configurations:
         Number of configurations (>= 1); every row has ``count`` values.
     names : list of str or None
         Optional names of the configurations ("wide", "tele" ...).
+    source : Optic or None
+        The prescription the rows apply to; None (the default): the optic that holds
+        them.  :func:`optics.thermal.at_environment` sets it to its input, whose
+        configurations it puts at the new environment.
     """
 
     rows: list
     count: int
     names: list | None = None
+    source: object = field(default=None, repr=False)
     _materials: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -148,7 +155,7 @@ def configuration(optic, number: int):
         )
     if configs is None:
         return optic
-    out = _shallow(optic)
+    out = _shallow(optic if configs.source is None else configs.source)
     environment = {}
     for row in configs.rows:
         value = row.values[number - 1]
@@ -181,6 +188,115 @@ def configuration(optic, number: int):
 def each_configuration(optic) -> list:
     """Every configuration's Optic, in order (``[optic]`` without configurations)."""
     return [configuration(optic, n) for n in configuration_numbers(optic)]
+
+
+@dataclass(frozen=True)
+class Stacked:
+    """Several configurations as one optic whose differing numbers carry a leading axis.
+
+    Attributes
+    ----------
+    optic : Optic
+        Configuration ``numbers[reference]`` with every number that differs
+        between the configurations (a thickness, radius, conic, aperture value
+        ...) replaced by an array of shape (C, 1, 1, 1), entry i that of
+        configuration ``numbers[i]``; it broadcasts against rays laid out
+        (C, W, F, P).  Its fields are those of the reference configuration.
+    numbers : tuple of int
+        The C configurations, in stacking order.
+    field_scales : tuple of float
+        ``max_magnitude`` of configuration i's fields over the reference's: a
+        normalized field h of configuration i is the normalized field
+        h · field_scales[i] of the stacked optic.
+    height_scales : tuple of float
+        Configuration i's paraxial image height over the stacked optic's
+        (the chief ray at the largest field, whose slope or height scales).
+    """
+
+    optic: object
+    numbers: tuple
+    field_scales: tuple
+    height_scales: tuple
+
+
+def stacked(optic, numbers, members=None):
+    """Configurations ``numbers`` of ``optic`` as one :class:`Stacked` optic, or None.
+
+    Parameters
+    ----------
+    optic : Optic
+        With configurations.
+    numbers : sequence of int
+        Two or more configuration numbers.
+    members : list of Optic, optional
+        ``configuration(optic, n)`` for each n, when already built.
+
+    Returns
+    -------
+    Stacked or None
+        None unless the configurations differ only in numbers that broadcast
+        (thicknesses, including finite object distances, surface shape
+        numbers, clear semi-diameters, the aperture value, field values) and
+        are paraxially aimed, with fields that need no solve (not
+        ``real_image_height``); the same stop, materials, wavelengths,
+        environment, tilts and decenters.  Then tracing the stacked optic is
+        tracing each configuration (docs/configurations.md).
+    """
+    import math
+
+    from . import backend as be
+
+    configs = getattr(optic, "configurations", None)
+    numbers = tuple(numbers)
+    if configs is None or len(numbers) < 2:
+        return None
+    if configs.source is not None or any(row.key in ENVIRONMENT_KEYS for row in configs.rows):
+        return None  # at_environment expands the rows' values: they no longer stack as given
+    members = [configuration(optic, n) for n in numbers] if members is None else members
+    if any(m.aiming != "paraxial" or m.fields.type == "real_image_height" for m in members):
+        return None
+    tops = [float(m.fields.max_magnitude) for m in members]
+    reference = max(range(len(tops)), key=tops.__getitem__)
+    replacements = []
+    for row in configs.rows:
+        values = [row.values[n - 1] for n in numbers]
+        if row.key.strip().startswith("fields."):
+            continue  # values: the field_scales; weights: read per configuration by operands
+        if all(_same(v, values[0]) for v in values):
+            continue
+        numeric = not (row.key in ENVIRONMENT_KEYS or row.key == "stop")
+        numeric = numeric and not (_MATERIAL.match(row.key) or _PLACEMENT.match(row.key))
+        if not numeric or row.key.strip().startswith("wavelengths."):
+            return None
+        if row.key.replace(" ", "").startswith("surfaces[0].") and any(
+            not math.isfinite(float(be.item(v))) for v in values
+        ):
+            return None  # an object at infinity in some configurations only
+        column = be.stack([be.asarray(v) for v in values])
+        replacements.append((row.key, be.reshape(column, (len(values), 1, 1, 1))))
+    out = members[reference]
+    for key, value in replacements:
+        out = replaced(out, key, value)
+    top = tops[reference]
+    scales = tuple(t / top if top > 0 else 1.0 for t in tops)
+    if members[reference].fields.type == "angle" and top > 0:
+        slope = math.tan(math.radians(top))
+        heights = tuple(math.tan(math.radians(t)) / slope for t in tops)
+    else:
+        heights = scales
+    return Stacked(out, numbers, scales, heights)
+
+
+def _same(a, b) -> bool:
+    """The same value object, or equal plain values (never an array compare)."""
+    if a is b:
+        return True
+    plain = (int, float, str, type(None))
+    if isinstance(a, plain) and isinstance(b, plain):
+        return a == b
+    if isinstance(a, (list, tuple, dict)) and isinstance(b, type(a)):
+        return repr(a) == repr(b)
+    return False
 
 
 def check_key(optic, key, where):

@@ -76,3 +76,29 @@ def test_optimize_across_configurations_then_write_zmx(tmp_path, capsys):
     assert main(["convert", str(out), str(tmp_path / "zoom.zmx")]) == 0
     back = optics.load(tmp_path / "zoom.zmx")
     assert back.configurations.rows[1].values == pytest.approx(row, rel=1e-15)
+
+
+def test_zmx_optimized_across_configurations_from_the_cli_and_written_as_zmx(tmp_path, capsys):
+    """The Done-when of issue 27 end to end: a Zemax zoom, optimized over its three
+    configurations from the command line, written as .zmx and analysed per configuration."""
+    import optics
+    from optics.trace import prepare
+
+    source = Path(ZOOM).with_suffix(".zmx")
+    out = tmp_path / "zoom_optimized.zmx"
+    operands = [f"--operand=rms_spot,config={n},rings=1" for n in (1, 2, 3)]
+    operands += ["--operand=efl=48,config=1", "--operand=efl=21,config=3"]
+    argv = ["optimize", str(source), "--vary", "radius:1,2,4,5", *operands, "--steps", "2"]
+    argv += ["--backend", "numpy", "--quiet", "--json", "-o", str(out)]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["merit_after"] < 0.8 * report["merit_before"]
+    back = optics.load(out)
+    assert back.configuration_count == 3
+    original = optics.load(source)
+    assert back.configurations.rows[0].values == original.configurations.rows[0].values
+    efl = {r["label"]: r["value_after"] for r in report["operands"] if r["type"] == "efl"}
+    for n in (1, 3):
+        value = float(prepare(back.configuration(n)).first_order.efl)
+        assert value == pytest.approx(efl[f"efl@config{n}"], rel=1e-9)
+        assert value != pytest.approx(float(prepare(original.configuration(n)).first_order.efl))

@@ -125,10 +125,14 @@ class Merit:
 
     ``method`` says how the ray bundles are traced (:mod:`optics.trace.methods`;
     ``"compiled"`` for one compiled graph per bundle on torch or jax).
+    ``batch``: operands on several configurations that stack (see
+    :mod:`optics.optimize.configuration_batch`) share one trace per ray bundle;
+    False traces each configuration on its own (the same values).
     """
 
     operands: list
     method: object = None
+    batch: bool = True
 
     def __post_init__(self):
         if not self.operands:
@@ -138,11 +142,17 @@ class Merit:
         """One MeritContext per configuration the operands use (key None: ``optic``).
 
         Each configuration's Optic is built once per evaluation from ``optic``
-        (:mod:`optics.configurations`), so variables set on it reach them all.
+        (:mod:`optics.configurations`), so variables set on it reach them all;
+        configurations that stack share their traces (``batch``).
         """
+        keys = list(dict.fromkeys(operand.config for operand in self.operands))
+        numbers = [key for key in keys if key is not None]
         contexts = {}
-        for operand in self.operands:
-            key = operand.config
+        if self.batch and len(numbers) > 1:
+            from .configuration_batch import batched_contexts
+
+            contexts = batched_contexts(optic, numbers, self.method)
+        for key in keys:
             if key not in contexts:
                 system = optic if key is None else optic.configuration(key)
                 contexts[key] = MeritContext(system, method=self.method)

@@ -162,7 +162,37 @@ def at_environment(optic, temperature=None, pressure=None, *, environment=None):
 
     thickness_scale = [scale(alpha) for alpha in gaps]
     surface_scale = [scale(alpha) for alpha in _radius_expansions(optic, gaps, target)]
-    return _rebuild(optic, target, thickness_scale, surface_scale, "")
+    out = _rebuild(optic, target, thickness_scale, surface_scale, "")
+    if getattr(optic, "configurations", None) is not None:
+        out.configurations = _configurations_at(optic, current, target, changes, environment)
+    return out
+
+
+def _configurations_at(optic, current, target, changes, environment):
+    """The configurations of ``optic`` put at ``target``: rows over the input prescription.
+
+    Configuration n of the result is ``at_environment(optic.configuration(n), ...)``
+    with the same arguments: the rows keep applying to the input's prescription (its
+    ``source``), then a temperature and a pressure row take every configuration to
+    what was asked.  A quantity not asked for (``pressure`` of
+    ``at_environment(optic, 40.0)``) stays each configuration's own, its row kept.
+    """
+    from ..configurations import ConfigurationRow, Configurations
+
+    configs = optic.configurations
+    source = optic if configs.source is None else configs.source
+    asked = set(changes) | ({"temperature", "pressure"} if environment is not None else set())
+    if environment is not None:  # the mount and per-surface CTE of the target
+        own = environment_of(source)
+        mount = dataclasses.replace(target, temperature=own.temperature, pressure=own.pressure)
+        source = copy.copy(source)
+        source.environment = mount
+    rows = [ConfigurationRow(r.key, list(r.values)) for r in configs.rows if r.key not in asked]
+    for key in ("temperature", "pressure"):
+        if key in asked:
+            rows.append(ConfigurationRow(key, [getattr(target, key)] * configs.count))
+    names = None if configs.names is None else list(configs.names)
+    return Configurations(rows, configs.count, names, source=source)
 
 
 def _rebuild(optic, environment, thickness_scale, surface_scale, where):
