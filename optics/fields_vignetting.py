@@ -24,9 +24,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import backend as be
 
-__all__ = ["Vignetting", "vignetted_pupil", "nearest_field"]
+__all__ = ["Vignetting", "vignetted_pupil", "vignetted_pupil_at", "nearest_field"]
 
 
 @dataclass(frozen=True)
@@ -104,3 +106,32 @@ def nearest_field(fields, hx: float, hy: float) -> int:
     """0-based index of the field point of ``fields`` nearest to normalized (hx, hy)."""
     points = fields.normalized()
     return min(range(len(points)), key=lambda i: math.hypot(points[i][0] - hx, points[i][1] - hy))
+
+
+def vignetted_pupil_at(fields, hx, hy, px, py):
+    """(px', py') for rays at normalized field positions (hx, hy): each its nearest field's factors.
+
+    The one call the tracer needs (``fields`` is ``optic.fields``; without vignetting
+    factors px and py come back unchanged).  hx, hy, px, py broadcast together; the
+    nearest field point is chosen on the host (it is piecewise constant, so no gradient
+    is lost) and the factors become arrays of px's dtype and backend.
+
+    Returns
+    -------
+    (px', py') : arrays of the broadcast shape
+    """
+    px, py = be.asarray(px), be.asarray(py)
+    vignetting = getattr(fields, "vignetting", None)
+    if vignetting is None or vignetting.is_zero:
+        return px, py
+    points = np.asarray(fields.normalized(), dtype=float)  # (F, 2)
+    x = np.asarray(be.to_numpy(be.detach(be.asarray(hx))), dtype=float)
+    y = np.asarray(be.to_numpy(be.detach(be.asarray(hy))), dtype=float)
+    x, y = np.broadcast_arrays(x, y)
+    distance = np.hypot(x[..., None] - points[:, 0], y[..., None] - points[:, 1])
+    index = np.argmin(distance, axis=-1)  # ties: the first field point, as nearest_field
+    vdx, vdy, vcx, vcy = (
+        be.astype(be.asarray(np.asarray(column, dtype=float)[index]), px.dtype)
+        for column in vignetting.columns()
+    )
+    return vdx + px * (1.0 - vcx), vdy + py * (1.0 - vcy)

@@ -17,8 +17,14 @@ import pytest
 from _zemax_corpus import corpus_dir
 
 import optics
+from optics import backend as be
 from optics.errors import LensFileError
-from optics.fields_vignetting import Vignetting, nearest_field, vignetted_pupil
+from optics.fields_vignetting import (
+    Vignetting,
+    nearest_field,
+    vignetted_pupil,
+    vignetted_pupil_at,
+)
 from optics.io import zemax
 from optics.io.zemax import ZemaxWarning
 
@@ -48,6 +54,25 @@ def test_the_pupil_is_decentered_then_compressed():
     assert vignetted_pupil(None, 0, px, py)[0] is not None and Vignetting.zero(2).is_zero
     with pytest.raises(ValueError, match="one value per field"):
         Vignetting((0.0,), (0.0, 0.0), (0.0,), (0.0,))
+
+
+def test_rays_at_any_field_take_their_nearest_fields_factors(backend):
+    from optics.system import Fields
+
+    fields = Fields("angle", [(0.0, 0.0), (0.0, 10.0), (0.0, 7.0710678118654755)])
+    fields.vignetting = PETZVAL
+    hy = be.asarray(np.array([0.0, 1.0, 0.7, 0.9, 0.2]))
+    py = be.asarray(np.array([1.0, -1.0, -1.0, 0.5, 1.0]))
+    qx, qy = vignetted_pupil_at(fields, 0.0 * hy, hy, 0.0 * py, py)
+    nearest = [0, 1, 2, 1, 0]  # field points at hy = 0, 1, 0.707
+    expected = [
+        PETZVAL.decenter_y[i] + p * (1 - PETZVAL.compress_y[i])
+        for i, p in zip(nearest, [1.0, -1.0, -1.0, 0.5, 1.0])
+    ]
+    np.testing.assert_allclose(be.to_numpy(qy), expected, rtol=0, atol=1e-15)
+    assert [nearest_field(fields, 0.0, h) for h in (0.0, 1.0, 0.7, 0.9, 0.2)] == nearest
+    fields.vignetting = None
+    assert vignetted_pupil_at(fields, 0.0, 1.0, 0.3, -0.4)[1] == -0.4
 
 
 def _load(name):
@@ -113,9 +138,9 @@ def test_the_compressed_pupils_rays_match_optiland(name):
 @needs_corpus
 @pytest.mark.xfail(
     strict=True,
-    reason="optics/trace/ does not apply optic.fields.vignetting yet: trace_rays and the "
-    "bundle must map (px, py) with optics.fields_vignetting.vignetted_pupil for the field "
-    "point (nearest_field for an arbitrary hx, hy) before launching (report of issue 28)",
+    reason="optics/trace/ does not apply optic.fields.vignetting yet: entry._traced and "
+    "bundle._one_batch must map the pupil samples with optics.fields_vignetting."
+    "vignetted_pupil_at(optic.fields, hx, hy, px, py) before launching (issue 28 report)",
 )
 def test_trace_rays_applies_the_fields_vignetting():
     optic, _ = _load("kbg-LandScape_petzval.zmx")
