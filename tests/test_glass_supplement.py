@@ -169,3 +169,20 @@ def test_rc_lens_focuses_with_n_fk56s_data_not_with_the_placeholder(no_vendor_sh
         _supplement.supplement_catalogs.cache_clear()
         _glass_catalog.clear_cache()
     assert on_axis_rms_um(placeholder) > 100.0  # 215 µm: N-BK7's numbers
+
+
+@needs_corpus
+def test_an_opticstudio_substitute_does_not_read_the_vendor_sheets(monkeypatch):
+    # fold_mirrors_complicated's SCHOTT BK7 is N-BK7 (docs/zemax.md): found without the
+    # opticalglass sheets, which take seconds to read.
+    def refuse():
+        raise AssertionError("the vendor sheets were read")
+
+    monkeypatch.setattr(_glass_catalog, "FALLBACK_SOURCES", [refuse])
+    _glass_catalog.fallback_catalogs.cache_clear()
+    try:
+        with pytest.warns(ZemaxWarning, match="'BK7' \\(SCHOTT catalog\\)"):
+            data = zemax.read(CORPUS / "optiland-fold_mirrors_complicated.zmx")
+    finally:
+        _glass_catalog.fallback_catalogs.cache_clear()
+    assert {"name": "N-BK7", "catalog": "schott"} in [s.get("material") for s in data["surfaces"]]
