@@ -50,6 +50,7 @@ class Fields:
     y_only: bool | None = None  # lens files: write y values (True) or [x, y] pairs
     object_telecentric: bool = False  # chief rays leave the object parallel to the axis
     weights: list | None = None  # relative weight of each field; None: every weight 1
+    vignetting: object = None  # optics.fields_vignetting.Vignetting (VDX ... VCY) or None
 
     def weight_values(self) -> list:
         """One float weight per field point (all 1 when ``weights`` is None)."""

@@ -34,6 +34,7 @@ LAYERS = (
     ("optics._dispersion_formulas", 4),
     ("optics.materials", 4),
     ("optics.sampling", 4),
+    ("optics.fields_vignetting", 4),
     ("optics.surfaces", 4),
     ("optics.apertures", 4),
     ("optics.thermal._air", 4),

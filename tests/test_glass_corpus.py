@@ -1,8 +1,8 @@
-"""The corpus files that needed ``--glass-fallback model`` load with the vendors' data.
+"""A user's AGF catalogs come first: the corpus files that needed ``--glass-fallback model``.
 
-Their glasses are in no catalog that optics ships or installs (refractiveindex.info snapshot,
-opticalglass 1.1.1).  A user gives them as AGF catalogs: the test writes those catalogs
-itself with the vendors' published coefficients, one glass each:
+optics now ships these glasses (tests/test_glass_supplement.py); a user's AGF catalog of
+the same name is still searched before them.  The test writes those catalogs itself with
+the vendors' published coefficients, one glass each:
 
 - N-LASF55 and SCHOTT RealView 1.9 lightweight: SCHOTT's optical glass overview of
   2025-01-13 ("schott-optical-glass-overview-excel-format-en 202501113.xlsx", as shipped by
@@ -11,9 +11,6 @@ itself with the vendors' published coefficients, one glass each:
 - D-ZK3M: LightPath's AGF catalog (lightpath.agf as shipped by zemaxglass 2.0.1), Schott formula.
 - L-TIM28_MOLD: Rochester Precision Optics' AGF catalog (rpo.agf, zemaxglass 2.0.1), Sellmeier 1.
 
-N-FK56 (kbg-RC_Lens), N-PSK58 (kbg-LandScape_petzval, beside REALVIEW) and LAK33, BAK5 and
-LAFN21 (kbg-Space_Application4) are old SCHOTT glasses found in none of those sources; N-FK56
-is given as a model glass with SCHOTT's nd/vd instead.
 """
 
 from __future__ import annotations
@@ -24,13 +21,11 @@ import numpy as np
 import pytest
 from _zemax_corpus import corpus_dir
 
-import optics
 from optics import _glass_catalog
 from optics.analysis import spot_diagram
-from optics.errors import LensFileError
 from optics.io import agf, zemax
 from optics.io.zemax import ZemaxWarning
-from optics.materials import CatalogGlass, add_model_glass
+from optics.materials import CatalogGlass
 
 CORPUS = corpus_dir()
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/zemax/files is absent")
@@ -104,40 +99,9 @@ def test_corpus_files_load_without_the_fallback(catalogs, file):
         data = zemax.read(CORPUS / file)
     materials = [s.get("material") for s in data["surfaces"]]
     glass = FILES[file]
-    assert any(isinstance(m, dict) and m.get("name") == glass for m in materials)
+    found = [m for m in materials if isinstance(m, dict) and m.get("name") == glass]
+    assert found  # and the user's catalog comes before the glass optics ships:
+    assert str(catalogs) in CatalogGlass(glass, found[0]["catalog"]).source
     assert not any(isinstance(m, dict) and "nd" in m for m in materials)  # no model glass
     optic = zemax.optic_from_zmx_data(data, str(CORPUS / file))
     assert np.isfinite(spot_diagram(optic, fields=[(0.0, 0.0)], pupil=3)[0].rms_radius_chief)
-
-
-def on_axis_rms_um(optic):
-    primary = optic.wavelengths.primary_value
-    spot = spot_diagram(optic, fields=[(0.0, 0.0)], wavelengths=[primary], pupil=6)[0]
-    return 1000.0 * float(spot.rms_radius_chief)
-
-
-def test_rc_lens_with_n_fk56s_numbers_focuses_not_with_the_placeholder(monkeypatch):
-    monkeypatch.setattr(_glass_catalog, "FALLBACK_SOURCES", [])  # not needed: quicker
-    _glass_catalog.clear_user_glasses()
-    with pytest.warns(ZemaxWarning, match="N-BK7 \\(schott\\)'s nd/vd, very likely a placeholder"):
-        placeholder = optics.load(CORPUS / "kbg-RC_Lens.zmx", glass_fallback="model")
-    add_model_glass("N-FK56", 1.43425, 94.95)  # SCHOTT N-FK56: nd 1.43425, vd 94.95
-    try:
-        optic = optics.load(CORPUS / "kbg-RC_Lens.zmx")
-    finally:
-        _glass_catalog.clear_user_glasses()
-    assert on_axis_rms_um(placeholder) > 100.0  # 215 µm: N-BK7's numbers
-    assert 0.2 < on_axis_rms_um(optic) < 0.45  # 0.32 µm (the issue's measurement)
-
-
-@pytest.mark.parametrize(
-    ("file", "glass"),
-    [("kbg-Space_Application4.ZMX", "LAK33"), ("kbg-LandScape_petzval.zmx", "N-PSK58")],
-)
-def test_glasses_no_source_has_stay_unknown_and_say_how_to_supply_them(catalogs, file, glass):
-    # kbg-LandScape_petzval's REALVIEW_1.9_LIGHTWEIGHT now comes from the catalog; its
-    # N-PSK58 is the one glass left.
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=ZemaxWarning)  # vignetting factors
-        with pytest.raises(LensFileError, match=f"unknown glass '{glass}'.*--glass-catalog"):
-            zemax.read(CORPUS / file)

@@ -14,11 +14,13 @@ the package's code; the formulas are evaluated through :mod:`optics.backend` by
 
 Besides the database, a glass name is looked up in the user's catalogs (AGF files
 that :mod:`optics.io.agf` registers with :func:`register_catalog`, searched first),
-the crystal catalog (:data:`CRYSTALS`, published formulas) and, for a name no catalog
-has, the vendors' data sheets (:mod:`._vendor`, through ``opticalglass``) and the model
-glasses of :func:`add_model_glass`.  Submodules: :mod:`._database` (the data files,
+the vendors' glasses the snapshot lacks that optics ships (:mod:`._supplement`, each
+in its vendor's catalog after the snapshot's books), the crystal catalog
+(:data:`CRYSTALS`, published formulas) and, for a name no catalog has, the vendors'
+data sheets (:mod:`._vendor`, through ``opticalglass``) and the model glasses of
+:func:`add_model_glass`.  Submodules: :mod:`._database` (the data files,
 :class:`Dispersion`, :class:`ThermalData`), :mod:`._evaluate` (n(λ) and the range
-warning), :mod:`._vendor` (the vendor sheets).
+warning), :mod:`._vendor` (the vendor sheets), :mod:`._supplement` (the shipped glasses).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import functools
 import re
 
 from ..errors import OpticsError
-from . import _evaluate, _vendor
+from . import _evaluate, _supplement, _vendor
 from ._database import (
     Dispersion,
     GlassCatalogUnavailableError,
@@ -103,6 +105,10 @@ def _catalog_index() -> dict:
                         pages.setdefault(page["PAGE"], page["data"])  # the first listing wins
                     else:
                         glasses.setdefault(f"{book['BOOK']}/{page['PAGE']}", page["data"])
+    for name, pages in _supplement.supplement_catalogs().items():  # after the snapshot's books
+        merged = by_vendor.setdefault(name, {})
+        for page, data in pages.items():
+            merged.setdefault(page, data)
     if glasses:
         by_vendor[_GLASS_SHELF] = glasses
     for hook in CATALOG_HOOKS:
@@ -269,7 +275,7 @@ def resolve(name: str, catalog: str | None = None) -> tuple:
     found = _find_folded(_fold(name), searched)
     if found is None and _find_folded(_fold(name), index) is None:
         for prefix in LEAD_FREE_PREFIXES:
-            found = _find_folded(_fold(prefix + name), searched)
+            found = find_marked(prefix, name, searched)
             if found is not None:
                 break
     if found is not None:
@@ -297,6 +303,20 @@ def _find_fallback(name, catalog=None):
 def _fold(name: str) -> str:
     """A glass name compared without case, spaces, hyphens or underscores."""
     return re.sub(r"[\s\-_]", "", name).casefold()
+
+
+def find_marked(prefix, name, searched):
+    """(name, catalog) of the first glass named ``prefix`` + ``name`` (``N-`` + ``BK7``), or None.
+
+    The mark is matched as written, hyphen included, and the rest as :func:`_fold` does,
+    so ``K4`` behind ``S-`` is no ``SK4`` and ``F9`` no ``SF9``.
+    """
+    folded, size = _fold(name), len(prefix)
+    for cat, pages in searched.items():
+        for page in pages:
+            if page[:size].upper() == prefix and _fold(page[size:]) == folded:
+                return page, cat
+    return None
 
 
 def _find_folded(folded, searched):

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from ...errors import LensFileError
+from ...fields_vignetting import Vignetting
 from .._files import read_bytes
 from .._schema import optic_from_dict
 from . import _reader, _surfaces, _system, _text
@@ -69,11 +70,25 @@ def load(path):
     Warns
     -----
     CodeVWarning
-        Data read but not applied (non-zero vignetting factors).
+        Data read but not applied: non-zero vignetting factors (kept as
+        ``optic.fields.vignetting``, written back; the tracer does not apply them yet).
     """
-    return optic_from_dict(read(path), os.fspath(path))
+    return _optic(read(path), os.fspath(path))
 
 
 def loads(raw, source: str = "<seq>"):
     """An Optic from .seq bytes or text (see :func:`load`)."""
-    return optic_from_dict(reads(raw, source), source)
+    return _optic(reads(raw, source), source)
+
+
+def _optic(data, source):
+    """The Optic of the lens-file data, with the fields' vignetting factors set on it."""
+    fields = data["fields"]
+    vignetting = fields.get("vignetting")
+    if vignetting is not None:  # not a lens-file key
+        data = dict(data, fields={k: v for k, v in fields.items() if k != "vignetting"})
+    optic = optic_from_dict(data, source)
+    if vignetting is not None:
+        keys = ("VDXN", "VDYN", "VCXN", "VCYN")
+        optic.fields.vignetting = Vignetting(*(tuple(vignetting[k]) for k in keys))
+    return optic

@@ -103,6 +103,7 @@ class Prescription:
     field_y: list | None = None
     field_weights: list | None = None
     field_command: Command | None = None
+    vignetting: dict = field(default_factory=dict)  # VUX VLX VUY VLY -> (values, Command)
     private: dict = field(default_factory=dict)  # PRV glass name -> (indices, Command)
     private_wavelengths: list = field(default_factory=list)
     surfaces: list = field(default_factory=list)
@@ -148,11 +149,14 @@ def _read(lens, command, state):
     elif key in FIELD_KEYS or key == "WTF":
         _fields(lens, command)
     elif key in VIGNETTING:
-        if any(value != 0.0 for value in command.numbers()):
+        values = command.numbers()
+        lens.vignetting[key] = (values, command)
+        if any(value != 0.0 for value in values):
             _warn_once(
                 state,
                 "vignetting",
-                f"{command.where}: vignetting factors (VUX VLX VUY VLY) are not applied",
+                f"{command.where}: vignetting factors (VUX VLX VUY VLY) are kept on the fields "
+                "and written back, but are not applied by the tracer yet",
             )
     elif key == "WID":
         if not command.args or not command.args[0].upper().startswith("N"):

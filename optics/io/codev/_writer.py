@@ -56,6 +56,7 @@ def dumps(optic, source: str = "<seq>") -> str:
     lines += _wavelengths(data["wavelengths"])
     lines.append(_aperture(optic, data["aperture"], source))
     lines += _fields(data["fields"], source)
+    lines += _vignetting(optic.fields.vignetting)
     if optic.aiming != "paraxial":
         warnings.warn(
             f"{source}: [aiming] mode = {optic.aiming!r} is not written (a .seq file read "
@@ -114,6 +115,22 @@ def _aperture(optic, table, source):
         )
         return f"EPD {epd!r}"
     return f"{_APERTURE_KEYS[kind]} {value!r}"
+
+
+def _vignetting(vignetting):
+    """VUX VLX VUY VLY lines: VU = VC − VD, VL = VC + VD (none without factors)."""
+    if vignetting is None or vignetting.is_zero:
+        return []
+    lines = []
+    for axis, decenter, compress in (
+        ("X", vignetting.decenter_x, vignetting.compress_x),
+        ("Y", vignetting.decenter_y, vignetting.compress_y),
+    ):
+        upper = [c - d for d, c in zip(decenter, compress)]
+        lower = [c + d for d, c in zip(decenter, compress)]
+        lines.append(f"VU{axis} " + " ".join(repr(float(v)) for v in upper))
+        lines.append(f"VL{axis} " + " ".join(repr(float(v)) for v in lower))
+    return lines
 
 
 def _fields(table, source):

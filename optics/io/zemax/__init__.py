@@ -24,6 +24,7 @@ from pathlib import Path
 from ... import backend as be
 from ..._paraxial import paraxial
 from ...errors import LensFileError
+from ...fields_vignetting import Vignetting
 from ...surfaces import media
 from ...system import Aperture
 from ...trace.aim import stop_radius
@@ -31,6 +32,7 @@ from .._files import read_bytes
 from .._schema import optic_from_dict
 from . import _floa, _multiconfig, _surfaces, _system, _telecentric, _text
 from ._glass import ZemaxWarning
+from ._system import VIGNETTING_KEYWORDS
 from ._telecentric import IMAGE_HEIGHT_TYPES
 from ._writer import dumps, encode
 
@@ -166,12 +168,18 @@ def _optic_from_zmx_data(data, source):
     if floating:
         data = dict(data, aperture={"type": "stop_diameter", "value": 1.0})
     fields = data["fields"]
+    vignetting = fields.get("vignetting")
+    if vignetting is not None:  # not a lens-file key: set on the Optic's fields below
+        fields = {k: v for k, v in fields.items() if k != "vignetting"}
+        data = dict(data, fields=fields)
     telecentric_image = fields.get("object_telecentric") and fields["type"] in IMAGE_HEIGHT_TYPES
     if telecentric_image:
         data = dict(data, fields=dict(fields, type="object_height"))
     # The file's values are OpticStudio's own solved values (with its glass data): kept as
     # read; the solves act from the first change on (docs/zemax.md).
     optic = optic_from_dict(data, source, solve=False)
+    if vignetting is not None:
+        optic.fields.vignetting = Vignetting(*(tuple(vignetting[k]) for k in VIGNETTING_KEYWORDS))
     if telecentric_image:
         _telecentric.to_object_heights(optic, fields["type"], optic.fields.values, source)
     if fno:

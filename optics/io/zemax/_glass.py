@@ -192,6 +192,11 @@ GCAT line lists the catalog; the writer writes the first name back for the entry
 """
 
 
+def _substituted(name, gcat_names) -> bool:
+    """True when :data:`SUBSTITUTES` answers the name for one of the file's catalogs."""
+    return any((catalog.upper(), name.upper()) in SUBSTITUTES for catalog in gcat_names)
+
+
 def zemax_substitute(name, gcat_names, where, warned=None):
     """The database glass standing in for an OpticStudio glass, with a warning; else None.
 
@@ -253,6 +258,8 @@ def resolve(name, gcat_names, where):
         found = names[catalog].get(folded)
         if found is not None:
             return {"name": found, "catalog": catalog}
+    if _substituted(name, gcat_names):  # OpticStudio's own name for a database glass:
+        raise LensFileError(f"{where}: {unknown_message(name, gcat_names, order)}")  # no sheets
     if _glass_catalog.FALLBACK_SOURCES:  # the vendors' data sheets, in the same order
         sheets = _glass_catalog.fallback_catalogs()
         for catalog in [c for c in order if c in sheets] + [c for c in sheets if c not in order]:

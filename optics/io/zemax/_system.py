@@ -102,7 +102,7 @@ def fields(zmx, source, scale) -> dict:
     xs = (xs + [0.0] * count)[:count]
     ys = (ys + [0.0] * count)[:count]
     unit = 1.0 if kind == 0 else scale
-    _check_vignetting(zmx, source, count)
+    vignetting = _vignetting(zmx, source, count)
     if all(x == 0 for x in xs):
         values = [y * unit for y in ys]
     else:
@@ -111,6 +111,8 @@ def fields(zmx, source, scale) -> dict:
     weights = _values(zmx, "FWGN", source)
     if weights:
         _set_weights(table, (weights + [1.0] * count)[:count], "FWGN", source)
+    if vignetting is not None:
+        table["vignetting"] = vignetting
     return table
 
 
@@ -247,16 +249,43 @@ def _values(zmx, keyword, source) -> list:
     return [record.number(i, source) for i in range(len(record.args))]
 
 
-def _check_vignetting(zmx, source, count):
-    for keyword in ("VDXN", "VDYN", "VCXN", "VCYN", "VANN", "ZVDX", "ZVDY", "ZVCX", "ZVCY"):
+VIGNETTING_KEYWORDS = ("VDXN", "VDYN", "VCXN", "VCYN")
+"""The per-field vignetting factors read (optics.fields_vignetting): VDX, VDY, VCX, VCY."""
+
+
+def _vignetting(zmx, source, count):
+    """{keyword: [one factor per field]} of VDXN ... VCYN, or None when all are 0.
+
+    The factors are kept on the fields (``optic.fields.vignetting``) and written back; the
+    tracer does not apply them yet, which a ZemaxWarning says.  VANN (the vignetting
+    angle) and the ZVDX ... lines (vignetting per zoom position) are not read: a nonzero
+    one is a warning too.
+    """
+    for keyword in ("VANN", "ZVDX", "ZVDY", "ZVCX", "ZVCY"):
         values = _values(zmx, keyword, source)[:count]
         if any(v != 0 for v in values):
             warnings.warn(
-                f"{source}: {keyword}: vignetting factors {values} are not applied: "
-                "rays fill the whole entrance pupil at every field",
+                f"{source}: {keyword}: {values} is not read (only VDXN, VDYN, VCXN and VCYN)",
                 ZemaxWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
+    factors = {k: (_values(zmx, k, source) + [0.0] * count)[:count] for k in VIGNETTING_KEYWORDS}
+    if not any(v for values in factors.values() for v in values):
+        return None
+    for keyword, values in factors.items():
+        if keyword.startswith("VC") and any(v >= 1.0 for v in values):
+            raise LensFileError(
+                f"{source}: {keyword}: vignetting compression {values} must be below 1 "
+                "(1 − VC is the pupil's semi-axis)"
+            )
+    warnings.warn(
+        f"{source}: vignetting factors (VDX, VDY, VCX, VCY per field: "
+        f"{[list(v) for v in zip(*factors.values())]}) are kept on the fields and written "
+        "back, but the tracer does not apply them yet: rays fill the whole entrance pupil",
+        ZemaxWarning,
+        stacklevel=4,
+    )
+    return factors
 
 
 def environment(zmx, source):

@@ -51,6 +51,7 @@ def dumps(optic, source="<optic>") -> str:
     if catalogs:
         lines.append("GCAT " + " ".join(c.upper() for c in catalogs))
     lines += _fields(data["fields"], len(data["wavelengths"]["values"]))
+    lines += _vignetting(optic.fields.vignetting)
     stop = optic.stop_index if data["aperture"]["type"] == "stop_diameter" else None
     waves = data["wavelengths"]
     weights = waves.get("weights") or [1] * len(waves["values"])
@@ -208,6 +209,16 @@ def _fields(fields, wavelength_count) -> list:
         "XFLN " + " ".join(_num(x) for x, _ in pairs),
         "YFLN " + " ".join(_num(y) for _, y in pairs),
         "FWGN " + " ".join(_num(w) for w in fields.get("weights") or [1] * len(pairs)),
+    ]
+
+
+def _vignetting(vignetting) -> list:
+    """VDXN, VDYN, VCXN, VCYN lines of the fields' vignetting factors (none when absent)."""
+    if vignetting is None or vignetting.is_zero:
+        return []
+    return [
+        f"{keyword} " + " ".join(_num(v) for v in column)
+        for keyword, column in zip(("VDXN", "VDYN", "VCXN", "VCYN"), vignetting.columns())
     ]
 
 
