@@ -105,6 +105,22 @@ class Configurations:
         """Configuration ``number`` of ``optic`` (whose rows these are): :func:`configuration`."""
         return configuration(optic, number)
 
+    def with_rows(self, source, values: dict):
+        """These configurations over ``source``, each key of ``values`` one value for all.
+
+        Parameters
+        ----------
+        source : Optic
+            The prescription the rows of the result apply to.
+        values : dict
+            Key (a row key: "temperature" ...) -> the value every configuration takes;
+            the rows of these keys are replaced, the others kept in order.
+        """
+        rows = [ConfigurationRow(r.key, list(r.values)) for r in self.rows if r.key not in values]
+        rows += [ConfigurationRow(key, [value] * self.count) for key, value in values.items()]
+        names = None if self.names is None else list(self.names)
+        return Configurations(rows, self.count, names, source=source)
+
     def row(self, key):
         """The row of ``key`` (None when there is none)."""
         return next((r for r in self.rows if r.key == key), None)

@@ -108,6 +108,11 @@ def nearest_field(fields, hx: float, hy: float) -> int:
     return min(range(len(points)), key=lambda i: math.hypot(points[i][0] - hx, points[i][1] - hy))
 
 
+def _floating(x):
+    """``x``, or ``x`` cast to the configured float dtype when its dtype is not floating."""
+    return x if "float" in str(x.dtype) else be.astype(x, be.float_dtype())
+
+
 def vignetted_pupil_at(fields, hx, hy, px, py):
     """(px', py') for rays at normalized field positions (hx, hy): each its nearest field's factors.
 
@@ -124,6 +129,7 @@ def vignetted_pupil_at(fields, hx, hy, px, py):
     vignetting = getattr(fields, "vignetting", None)
     if vignetting is None or vignetting.is_zero:
         return px, py
+    px, py = _floating(px), _floating(py)  # integer pupil coordinates would truncate the factors
     points = np.asarray(fields.normalized(), dtype=float)  # (F, 2)
     x = np.asarray(be.to_numpy(be.detach(be.asarray(hx))), dtype=float)
     y = np.asarray(be.to_numpy(be.detach(be.asarray(hy))), dtype=float)

@@ -220,15 +220,24 @@ def test_wide_angle_mode_warns_that_it_is_not_applied():
         _surfaces("S 0 1\nSI 0 0\n", "WID Y\n" + HEADER)
 
 
-def test_vignetting_factors_are_kept_and_the_tracer_does_not_apply_them():
-    with pytest.warns(CodeVWarning, match=r"line 12: VUY: vignetting factors .* are kept"):
-        optic = optics.load(DATA / "ag_dblgauss.seq")
+def test_vignetting_factors_are_kept_and_traced():
+    optic = optics.load(DATA / "ag_dblgauss.seq")
     # ag_dblgauss.seq: VUY 0 0.2 0.4, VLY 0 0.25 0.4 (no VUX, VLX): VCY = (VUY + VLY)/2,
     # VDY = (VLY - VUY)/2.
     factors = optic.fields.vignetting
     assert factors.compress_y == pytest.approx((0.0, 0.225, 0.4), abs=1e-15)
     assert factors.decenter_y == pytest.approx((0.0, 0.025, 0.0), abs=1e-15)
     assert factors.compress_x == (0.0, 0.0, 0.0) == factors.decenter_x
+    # The tracer fills field 2's vignetted pupil: its rim ray is the unvignetted trace at
+    # py' = VDY + py (1 - VCY).
+    hy = optic.fields.normalized()[1][1]
+    traced = optics.trace_rays(optic, (0.0, hy), (0.0, 1.0))
+    optic.fields.vignetting = None
+    rim = optics.trace_rays(optic, (0.0, hy), (0.0, 0.025 + 1.0 * (1.0 - 0.225)))
+    assert float(traced.y) == pytest.approx(float(rim.y), abs=1e-12)
+    assert float(optics.trace_rays(optic, (0.0, hy), (0.0, 1.0)).y) != pytest.approx(
+        float(traced.y), abs=1e-6
+    )
 
 
 def test_codev_vignetting_moves_the_pupil_edges_as_codev_says():
@@ -237,15 +246,13 @@ def test_codev_vignetting_moves_the_pupil_edges_as_codev_says():
     text = (DATA / "ag_dblgauss.seq").read_text()
     text = text.replace("VUY   0.0 0.2 0.4", "VUY 0 0.3 0.1")
     text = text.replace("VLY   0.0 0.25 0.4", "VLY 0 0.1 0.05")
-    with pytest.warns(CodeVWarning):
-        optic = optics.io.codev.loads(text, "v.seq")
+    optic = optics.io.codev.loads(text, "v.seq")
     # The upper edge moves in by VUY, the lower one by VLY.
     _, rim = vignetted_pupil(optic.fields.vignetting, 1, 0.0, np.array([1.0, -1.0]))
     np.testing.assert_allclose(rim, [1.0 - 0.3, -1.0 + 0.1], rtol=0, atol=1e-15)
     written = optics.io.codev.dumps(optic)
     assert any(line.startswith("VUY ") for line in written.splitlines())
-    with pytest.warns(CodeVWarning):
-        again = optics.io.codev.loads(written, "w.seq")
+    again = optics.io.codev.loads(written, "w.seq")
     assert again.fields.vignetting.compress_y == pytest.approx(optic.fields.vignetting.compress_y)
     assert again.fields.vignetting.decenter_y == pytest.approx(optic.fields.vignetting.decenter_y)
 

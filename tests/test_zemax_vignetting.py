@@ -83,10 +83,10 @@ def _load(name):
 
 
 @needs_corpus
-def test_the_reader_keeps_the_factors_and_says_the_tracer_does_not_apply_them():
+def test_the_reader_keeps_the_factors_without_a_warning():
     optic, messages = _load("kbg-LandScape_petzval.zmx")
     assert optic.fields.vignetting == PETZVAL
-    assert any("kept on the fields and written back, but the tracer" in m for m in messages)
+    assert not any("vignetting" in m for m in messages)
     assert _load("kbg-DoubleGauss.zmx")[0].fields.vignetting is None  # all factors 0
 
 
@@ -122,12 +122,11 @@ def test_the_compressed_pupils_rays_match_optiland(name):
     compression_only = Vignetting(
         (0.0,) * len(factors), (0.0,) * len(factors), factors.compress_x, factors.compress_y
     )
+    optic.fields.vignetting = compression_only  # the tracer maps the pupil itself
     rays = REFERENCE[name]
     got = {k: [] for k in "xyzLMN"}
     for ray in rays:
-        index = nearest_field(optic.fields, ray["hx"], ray["hy"])
-        qx, qy = vignetted_pupil(compression_only, index, ray["px"], ray["py"])
-        traced = optics.trace_rays(optic, (ray["hx"], ray["hy"]), (qx, qy))
+        traced = optics.trace_rays(optic, (ray["hx"], ray["hy"]), (ray["px"], ray["py"]))
         for key in got:
             got[key].append(float(getattr(traced, key)))
     for key in "xyzLMN":
@@ -136,12 +135,6 @@ def test_the_compressed_pupils_rays_match_optiland(name):
 
 
 @needs_corpus
-@pytest.mark.xfail(
-    strict=True,
-    reason="optics/trace/ does not apply optic.fields.vignetting yet: entry._traced and "
-    "bundle._one_batch must map the pupil samples with optics.fields_vignetting."
-    "vignetted_pupil_at(optic.fields, hx, hy, px, py) before launching (issue 28 report)",
-)
 def test_trace_rays_applies_the_fields_vignetting():
     optic, _ = _load("kbg-LandScape_petzval.zmx")
     optic.aiming = "paraxial"
@@ -150,3 +143,22 @@ def test_trace_rays_applies_the_fields_vignetting():
     optic.fields.vignetting = None
     expected = optics.trace_rays(optic, (0.0, 1.0), (qx, qy))
     np.testing.assert_allclose(float(applied.y), float(expected.y), rtol=0, atol=1e-12)
+
+
+def test_a_bundle_fills_each_fields_vignetted_pupil():
+    """trace_bundle maps every sample (the chief's included) with its own field's factors."""
+    optic = optics.load("cooke_triplet")
+    factors = Vignetting((0.0, 0.05, 0.0), (0.0, 0.1, -0.08), (0.0, 0.1, 0.2), (0.0, 0.3, 0.25))
+    optic.fields.vignetting = factors
+    px, py = np.array([0.0, 1.0, 0.0, -0.6]), np.array([0.0, 0.0, -1.0, 0.5])
+    bundle = optics.trace_bundle(optic, pupil=(px, py))
+    fields = optic.fields.normalized()
+    optic.fields.vignetting = None
+    for f, (hx, hy) in enumerate(fields):
+        qx, qy = vignetted_pupil(factors, f, px, py)
+        wavelength = bundle.wavelengths[0]
+        plain = optics.trace_rays(optic, (hx, hy), (qx, qy), wavelength)
+        np.testing.assert_allclose(be.to_numpy(bundle.rays.y[0, f]), plain.y, rtol=0, atol=1e-12)
+        centre = vignetted_pupil(factors, f, 0.0, 0.0)
+        chief = optics.trace_rays(optic, (hx, hy), centre, wavelength)
+        assert float(bundle.chief.y[0, f]) == pytest.approx(float(chief.y), abs=1e-12)

@@ -177,8 +177,6 @@ def _configurations_at(optic, current, target, changes, environment):
     what was asked.  A quantity not asked for (``pressure`` of
     ``at_environment(optic, 40.0)``) stays each configuration's own, its row kept.
     """
-    from ..configurations import ConfigurationRow, Configurations
-
     configs = optic.configurations
     source = optic if configs.source is None else configs.source
     asked = set(changes) | ({"temperature", "pressure"} if environment is not None else set())
@@ -187,12 +185,8 @@ def _configurations_at(optic, current, target, changes, environment):
         mount = dataclasses.replace(target, temperature=own.temperature, pressure=own.pressure)
         source = copy.copy(source)
         source.environment = mount
-    rows = [ConfigurationRow(r.key, list(r.values)) for r in configs.rows if r.key not in asked]
-    for key in ("temperature", "pressure"):
-        if key in asked:
-            rows.append(ConfigurationRow(key, [getattr(target, key)] * configs.count))
-    names = None if configs.names is None else list(configs.names)
-    return Configurations(rows, configs.count, names, source=source)
+    values = {key: getattr(target, key) for key in ("temperature", "pressure") if key in asked}
+    return configs.with_rows(source, values)
 
 
 def _rebuild(optic, environment, thickness_scale, surface_scale, where):

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import backend as be
 from .._paraxial import ParaxialData
+from ..fields_vignetting import vignetted_pupil_at
 from ..limits import check_wavelength
 from ..rays import Rays
 from ..sampling import hexapolar_count, hexapolar_range
@@ -286,11 +287,17 @@ def _trace(system, setup, pupil, method, clip=True, probe=None):
     n_fields = len(setup.fields)
     qx, qy = (be.reshape(v, (1, n_fields, 1)) for v in setup.q)
     px, py = (be.reshape(v, (1, 1, -1)) for v in pupil)
+    shape = (len(setup.wavelengths), n_fields, be.size(px))
+    if system.optic.fields.vignetting is not None:  # each field's pupil: (1, F, P)
+        hx, hy = (
+            be.reshape(be.stack([be.asarray(h[i]) for h in setup.fields]), (1, -1, 1))
+            for i in (0, 1)
+        )
+        px, py = vignetted_pupil_at(system.optic.fields, hx, hy, px, py)
     wavelength = be.reshape(be.asarray(list(setup.wavelengths)), (-1, 1, 1))
     if clip is not True and clip is not False:
         clip = be.reshape(clip, (1, 1, -1))
     keep = () if probe is None else (probe,)
-    shape = (len(setup.wavelengths), n_fields, be.size(px))
     traced = method.trace(system, RayBatch(qx, qy, px, py, wavelength, clip, keep))
     full = lambda v: be.broadcast_to(v, shape) if be.is_array(v) and v.ndim == 3 else v  # noqa: E731
     return Traced(traced.rays.map(full), {k: r.map(full) for k, r in traced.kept.items()})

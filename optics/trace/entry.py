@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import backend as be
+from ..fields_vignetting import vignetted_pupil_at
 from ..limits import check_wavelength
 from .methods import RayBatch, resolve
 from .prepared import prepare
@@ -24,6 +25,8 @@ def trace_rays(system, field, pupil, wavelength=None, *, method=None, aiming=Non
         Normalized pupil coordinates, floats or arrays: on the paraxial
         entrance pupil (``[aiming] mode = "paraxial"``) or on the stop, in
         units of the stop radius (``"real"``; see :mod:`optics.trace.aim`).
+        A field with vignetting factors (``optic.fields.vignetting``) maps
+        them onto its vignetted pupil first (:mod:`optics.fields_vignetting`).
     wavelength : float or array, optional
         Wavelength(s) in micrometres; the primary wavelength by default.
         Every input broadcasts together.
@@ -70,5 +73,6 @@ def _traced(system, field, pupil, wavelength, method, aiming, keep):
         wavelength = system.optic.primary_wavelength if wavelength is None else wavelength
         hx, hy = field
         qx, qy = field_parameters(system, hx, hy)
-        batch = RayBatch(qx, qy, *pupil, wavelength, True, keep)
+        px, py = vignetted_pupil_at(system.optic.fields, hx, hy, *pupil)
+        batch = RayBatch(qx, qy, px, py, wavelength, True, keep)
         return method.trace(system, batch)

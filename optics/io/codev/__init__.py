@@ -71,7 +71,7 @@ def load(path):
     -----
     CodeVWarning
         Data read but not applied: non-zero vignetting factors (kept as
-        ``optic.fields.vignetting``, written back; the tracer does not apply them yet).
+        ``optic.fields.vignetting``, applied by the tracer and written back).
     """
     return _optic(read(path), os.fspath(path))
 

@@ -151,13 +151,6 @@ def _read(lens, command, state):
     elif key in VIGNETTING:
         values = command.numbers()
         lens.vignetting[key] = (values, command)
-        if any(value != 0.0 for value in values):
-            _warn_once(
-                state,
-                "vignetting",
-                f"{command.where}: vignetting factors (VUX VLX VUY VLY) are kept on the fields "
-                "and written back, but are not applied by the tracer yet",
-            )
     elif key == "WID":
         if not command.args or not command.args[0].upper().startswith("N"):
             _warn_once(

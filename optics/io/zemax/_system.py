@@ -256,8 +256,8 @@ VIGNETTING_KEYWORDS = ("VDXN", "VDYN", "VCXN", "VCYN")
 def _vignetting(zmx, source, count):
     """{keyword: [one factor per field]} of VDXN ... VCYN, or None when all are 0.
 
-    The factors are kept on the fields (``optic.fields.vignetting``) and written back; the
-    tracer does not apply them yet, which a ZemaxWarning says.  VANN (the vignetting
+    The factors are kept on the fields (``optic.fields.vignetting``), applied by the
+    tracer to every pupil sample, and written back.  VANN (the vignetting
     angle) and the ZVDX ... lines (vignetting per zoom position) are not read: a nonzero
     one is a warning too.
     """
@@ -278,13 +278,6 @@ def _vignetting(zmx, source, count):
                 f"{source}: {keyword}: vignetting compression {values} must be below 1 "
                 "(1 − VC is the pupil's semi-axis)"
             )
-    warnings.warn(
-        f"{source}: vignetting factors (VDX, VDY, VCX, VCY per field: "
-        f"{[list(v) for v in zip(*factors.values())]}) are kept on the fields and written "
-        "back, but the tracer does not apply them yet: rays fill the whole entrance pupil",
-        ZemaxWarning,
-        stacklevel=4,
-    )
     return factors
 
 
