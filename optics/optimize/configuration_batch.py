@@ -15,7 +15,6 @@ array operations, which dominates small merit traces, stops growing with C.
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
@@ -25,7 +24,7 @@ from ..configurations import stacked
 from ..limits import check_wavelength
 from ..sampling import hexapolar_count, hexapolar_range
 from ..trace import prepare
-from ..trace.aim import OFF_CENTRE_FRACTION, _warn_off_centre, launch, stop_radius
+from ..trace.aim import launch, warn_if_off_centre
 from ..trace.bundle import Bundle
 from ..trace.methods import Blocked, Eager, resolve
 from ..trace.object_field import object_space_field
@@ -142,7 +141,10 @@ class _Batch:
             q = tuple(be.broadcast_to(v, (size, 1, n_fields, 1))[:, 0, :, 0] for v in (qx, qy))
             primary = optic.wavelengths.primary_value
             if at_stop is not None:
-                self._warn_off_centre(fields, at_stop.map(lambda v: v[..., n_pupil + 1]))
+                chief_at_stop = at_stop.map(lambda v: v[..., n_pupil + 1])
+                warn_if_off_centre(
+                    self.system.optic, fields, chief_at_stop, self.system.first_order
+                )
             out = []
             for i in range(size):
                 rays = image.map(lambda v, i=i: v[i])
@@ -164,36 +166,6 @@ class _Batch:
                     )
                 )
         return out
-
-    def _warn_off_centre(self, fields, at_stop):
-        """:func:`optics.trace.aim.warn_if_off_centre` of every configuration, from one trace.
-
-        ``at_stop``: the chief rays just after the stop, shaped (C, W, F).  The
-        stop radius of every configuration comes from one stacked ray; each
-        configuration's warning is read after the trace, as a lone trace's is.
-        """
-        optic, size = self.system.optic, self.size
-        frame = self.system.frames[optic.stop_index]
-        x, y, *_ = frame.to_local(at_stop.x, at_stop.y, at_stop.z, at_stop.L, at_stop.M, at_stop.N)
-        with be.no_grad():
-            r_stop = be.detach(stop_radius(optic, self.system.first_order))
-            r_stop = be.reshape(be.broadcast_to(r_stop, (size, 1, 1, 1)), (size, 1, 1))
-            miss = be.detach(be.hypot(x, y)) / r_stop
-            bad = be.logical_not(be.logical_and(at_stop.valid, miss <= OFF_CENTRE_FRACTION))
-            bad = be.any(bad, axis=1)
-            miss = be.max(be.where(at_stop.valid, miss, math.inf), axis=1)
-        count = len(fields)
-        for i in range(size):
-            values = [r_stop[i, 0, 0]] + [bad[i, f] for f in range(count)]
-            values += [miss[i, f] for f in range(count)]
-
-            def report(read):
-                if not math.isfinite(read[0]):
-                    return  # no stop radius to measure by
-                flagged, misses = read[1 : 1 + count], read[1 + count :]
-                _warn_off_centre(fields, [f for f in range(count) if flagged[f]], misses)
-
-            be.read_later(values, report)
 
 
 def _split_first_order(data, stack) -> list:

@@ -262,9 +262,11 @@ def warn_if_off_centre(optic, fields, at_stop, first_order):
     optic : Optic
     fields : sequence of (hx, hy)
         The normalized fields, length F.
-    at_stop : Rays, shape (W, F)
+    at_stop : Rays, shape (W, F) or (C, W, F)
         The chief rays just after the stop surface (global coordinates), as
-        the trace already has them (clear apertures open).
+        the trace already has them (clear apertures open); C configurations
+        stacked along a leading axis (:func:`optics.configurations.stacked`)
+        get one warning each.
     first_order : ParaxialData
 
     Notes
@@ -275,22 +277,26 @@ def warn_if_off_centre(optic, fields, at_stop, first_order):
     frame = surface_frames(optic.surfaces[: optic.stop_index + 1])[-1]
     x, y, *_ = frame.to_local(at_stop.x, at_stop.y, at_stop.z, at_stop.L, at_stop.M, at_stop.N)
     with be.no_grad():
-        r_stop = be.detach(stop_radius(optic, first_order))
-        miss = be.detach(be.hypot(x, y)) / r_stop
+        r_stop = be.reshape(be.detach(stop_radius(optic, first_order)), (-1, 1, 1))  # (C, 1, 1)
+        miss = be.detach(be.hypot(x, y)) / r_stop  # (C, W, F)
         bad = be.logical_not(be.logical_and(at_stop.valid, miss <= OFF_CENTRE_FRACTION))
-        bad = be.any(bad, axis=0)
-        miss = be.max(be.where(at_stop.valid, miss, math.inf), axis=0)
+        bad = be.any(bad, axis=-2)  # (C, F)
+        miss = be.max(be.where(at_stop.valid, miss, math.inf), axis=-2)
     # Read after the trace, with its other checks (never under jax.jit: nothing to read).
     count = len(fields)
-    values = [r_stop] + [bad[i] for i in range(count)] + [miss[i] for i in range(count)]
+    for c in range(bad.shape[0]):  # one warning per stacked configuration (C = 1: the optic)
+        values = [r_stop[c, 0, 0]] + [bad[c, i] for i in range(count)]
+        values += [miss[c, i] for i in range(count)]
+        be.read_later(values, lambda read: _report_off_centre(fields, read))
 
-    def report(read):
-        if not math.isfinite(read[0]):
-            return  # no stop radius to measure by (real aiming says why)
-        flagged, misses = read[1 : 1 + count], read[1 + count :]
-        _warn_off_centre(fields, [i for i in range(count) if flagged[i]], misses)
 
-    be.read_later(values, report)
+def _report_off_centre(fields, read):
+    """The warning of :func:`warn_if_off_centre` from its values read on the host."""
+    if not math.isfinite(read[0]):
+        return  # no stop radius to measure by (real aiming says why)
+    count = len(fields)
+    flagged, misses = read[1 : 1 + count], read[1 + count :]
+    _warn_off_centre(fields, [i for i in range(count) if flagged[i]], misses)
 
 
 def _warn_off_centre(fields, indices, misses):
