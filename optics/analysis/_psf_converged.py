@@ -21,7 +21,7 @@ from .. import backend as be
 from ..limits import MAX_GRID
 from ._checks import check_field, check_sizes, require_focus, wavelength_of
 from ._converge import STREHL_TOLERANCE, converge
-from ._fourier import intensity_at, psf_weights, pupil_field, true_peak
+from ._fourier import intensity_at, psf_weights, pupil_field, true_peak, true_peaks
 from ._psf_core import PSFResult, check_sampling, choose_samples
 from ._pupil_set import every_other, pupil_functions, trace_pupils
 
@@ -31,6 +31,7 @@ _DEFAULT_IMAGE_PIXELS = 512
 _COARSE_PIXELS = 96
 _MAX_COARSE_PIXELS = 401
 _CANDIDATES = 3
+_RIVAL = 0.5
 _AIRY = 1.22 / 2.0  # Airy radius × |σ| (the cutoff is 2|σ|)
 
 
@@ -89,20 +90,26 @@ def window(traced, pf, reference):
     return half_width, 0.25 * airy_small
 
 
-def _strehl(pf, q, sx, sy, half_width, airy):
+def _strehl(pf, q, sx, sy, half_width, airy, image=None):
     """True-peak Strehl ratio of field 0: the best of the coarse image's brightest local maxima.
 
     The coarse image has pixels of at most half an Airy radius, so no lobe
     of the PSF falls between its samples; the few brightest local maxima are
-    refined (:func:`true_peak`) and the highest wins.
+    refined (:func:`true_peaks`) and the highest wins.  ``image``: (intensity
+    (Y, X) of field 0, its pixel coordinates, its pixel) to search instead —
+    the display image, when its pixels are that fine.
     """
-    pixel = min(2.0 * half_width / _COARSE_PIXELS, 0.5 * airy)
-    count = min(_MAX_COARSE_PIXELS, 2 * math.ceil(half_width / pixel) + 1)
-    pixel = 2.0 * half_width / count
-    coordinates = (np.arange(count) - count // 2) * pixel
-    grid = be.asarray(coordinates)
     field = pupil_field(pf)
-    coarse = be.to_numpy(be.detach(intensity_at(pf, q, grid, grid, sx, sy, field)[0]))
+    if image is None:
+        pixel = min(2.0 * half_width / _COARSE_PIXELS, 0.5 * airy)
+        count = min(_MAX_COARSE_PIXELS, 2 * math.ceil(half_width / pixel) + 1)
+        pixel = 2.0 * half_width / count
+        coordinates = (np.arange(count) - count // 2) * pixel
+        grid = be.asarray(coordinates)
+        image = (intensity_at(pf, q, grid, grid, sx, sy, field)[0], coordinates, pixel)
+    values, coordinates, pixel = image
+    count = len(coordinates)
+    coarse = be.to_numpy(be.detach(values))
     if not np.isfinite(coarse).any():
         return be.asarray(math.nan), (math.nan, math.nan)
     image = np.where(np.isfinite(coarse), coarse, -np.inf)
@@ -118,11 +125,15 @@ def _strehl(pf, q, sx, sy, half_width, airy):
     )
     maxima = np.flatnonzero((image >= neighbours).ravel())
     best = maxima[np.argsort(image.ravel()[maxima])[::-1][:_CANDIDATES]]
-    found = []
+    # A maximum whose brightest coarse pixel is under half the brightest is no rival: the
+    # pixels (at most half an Airy radius) sample any lobe within 0.36 Airy radii of its
+    # top, where an Airy-wide lobe keeps 62 % of its peak (0.5 / 0.62 < 1).
+    best = best[image.ravel()[best] >= _RIVAL * image.ravel()[best[0]]]
+    starts = []
     for index in best:
         i, j = np.unravel_index(int(index), image.shape)
-        found.append(true_peak(pf, q, sx, sy, coordinates[j], coordinates[i], pixel, field=field))
-    value, x, y = max(found, key=lambda v: float(be.to_numpy(be.detach(v[0]))))
+        starts.append((coordinates[j], coordinates[i]))
+    value, x, y = true_peaks(pf, q, sx, sy, starts, pixel, field=field)
     return value, (x, y)
 
 
@@ -150,35 +161,39 @@ def converged_psf(
         sx, sy = shifts(pf, reference)
         q = psf_weights(pf, weights)
         half_width, quarter_airy = window(traced, pf, reference)
-        strehl, peak = _strehl(pf, q, sx, sy, half_width, 4.0 * quarter_airy)
+        size, pixel = display(half_width, quarter_airy)
+        coordinates = (np.arange(size) - size // 2) * pixel
+        grid_at = be.asarray(coordinates)
+        image = intensity_at(pf, q, grid_at, grid_at, sx, sy)[0]  # the display image
+        fine = (image, coordinates, pixel) if pixel <= 2.0 * quarter_airy else None
+        strehl, peak = _strehl(pf, q, sx, sy, half_width, 4.0 * quarter_airy, fine)
         coarse = math.nan
         if all(math.isfinite(v) for v in peak):  # the N/2 sampling's peak, refined from N's
             half = every_other(pf)
-            value, *_ = true_peak(half, psf_weights(half, weights), sx, sy, *peak, quarter_airy)
+            value, *_ = true_peak(
+                half, psf_weights(half, weights), sx, sy, *peak, quarter_airy, rounds=3
+            )
             coarse = be.to_numpy(be.detach(value))
-        return (traced, pf, strehl, peak), be.to_numpy(be.detach(strehl)), coarse
+        found = (pf, strehl, peak, image, size, pixel)
+        return found, be.to_numpy(be.detach(strehl)), coarse
+
+    def display(half_width, pixel):
+        """(pixels across, pixel in mm) of the display image in the window ``half_width``."""
+        if image_sampling is not None:
+            pixel = min(pixel, float(image_sampling))
+        if grid is None:
+            cap = _DEFAULT_IMAGE_PIXELS if image_sampling is None else MAX_GRID
+            size = min(cap, max(64, 2 * math.ceil(half_width / pixel)))
+            return size, max(pixel, 2.0 * half_width / size)
+        return int(grid), 2.0 * half_width / int(grid)
 
     start = 0
     if samples is None:
         start = max(choose_samples(optic, field, w) for w in wavelengths)
-    (traced, pf, strehl, peak), accuracy = converge(
+    (pf, strehl, peak, image, size, pixel), accuracy = converge(
         evaluate, start, STREHL_TOLERANCE, requested=samples, what=f"PSF of field {field}"
     )
     check_sampling(pf.max_step_waves, field, pf.samples)
-    half_width, pixel = window(traced, pf, reference)
-    if image_sampling is not None:
-        pixel = min(pixel, float(image_sampling))
-    if grid is None:
-        cap = _DEFAULT_IMAGE_PIXELS if image_sampling is None else MAX_GRID
-        size = min(cap, max(64, 2 * math.ceil(half_width / pixel)))
-        pixel = max(pixel, 2.0 * half_width / size)
-    else:
-        size = int(grid)
-        pixel = 2.0 * half_width / size
-    coordinates = be.asarray((np.arange(size) - size // 2) * pixel)
-    sx, sy = shifts(pf, reference)
-    q = psf_weights(pf, weights)
-    image = intensity_at(pf, q, coordinates, coordinates, sx, sy)[0]
     return PSFResult(
         image=image,
         dx=pixel,
