@@ -25,7 +25,7 @@ from ._fourier import intensity_at, psf_weights, pupil_field, true_peak, true_pe
 from ._psf_core import PSFResult, check_sampling, choose_samples
 from ._pupil_set import every_other, pupil_functions, trace_pupils
 
-__all__ = ["converged_psf", "spectrum", "window"]
+__all__ = ["converged_psf", "display_size", "peak_strehl", "spectrum", "window"]
 
 _DEFAULT_IMAGE_PIXELS = 512
 _COARSE_PIXELS = 96
@@ -137,6 +137,43 @@ def _strehl(pf, q, sx, sy, half_width, airy, image=None):
     return value, (x, y)
 
 
+def display_size(half_width, pixel, grid=None, image_sampling=None):
+    """(pixels across, pixel in mm) of the PSF image over the window ``half_width``.
+
+    ``pixel`` is the default (a quarter Airy radius); ``grid`` fixes the pixel
+    count, ``image_sampling`` the largest pixel (mm).
+    """
+    if image_sampling is not None:
+        pixel = min(pixel, float(image_sampling))
+    if grid is None:
+        cap = _DEFAULT_IMAGE_PIXELS if image_sampling is None else MAX_GRID
+        size = min(cap, max(64, 2 * math.ceil(half_width / pixel)))
+        return size, max(pixel, 2.0 * half_width / size)
+    return int(grid), 2.0 * half_width / int(grid)
+
+
+def peak_strehl(traced, pf, weights, reference, grid=None, image_sampling=None):
+    """The PSF image of field 0 and its true-peak Strehl ratio at one pupil sampling.
+
+    Returns
+    -------
+    strehl : 0-d array (differentiable in the pupil)
+    peak : (x, y) in mm from the reference chief ray
+    image : array (Y, X), the display image (:func:`display_size`)
+    size, pixel : its pixels across and pixel (mm)
+    """
+    sx, sy = shifts(pf, reference)
+    q = psf_weights(pf, weights)
+    half_width, quarter_airy = window(traced, pf, reference)
+    size, pixel = display_size(half_width, quarter_airy, grid, image_sampling)
+    coordinates = (np.arange(size) - size // 2) * pixel
+    at = be.asarray(coordinates)
+    image = intensity_at(pf, q, at, at, sx, sy)[0]
+    fine = (image, coordinates, pixel) if pixel <= 2.0 * quarter_airy else None
+    strehl, peak = _strehl(pf, q, sx, sy, half_width, 4.0 * quarter_airy, fine)
+    return strehl, peak, image, size, pixel
+
+
 def converged_psf(
     optic,
     field,
@@ -158,34 +195,18 @@ def converged_psf(
     def evaluate(n):
         traced = trace_pupils(optic, [field], wavelengths, n, **trace_options)
         pf = pupil_functions(traced)
-        sx, sy = shifts(pf, reference)
-        q = psf_weights(pf, weights)
-        half_width, quarter_airy = window(traced, pf, reference)
-        size, pixel = display(half_width, quarter_airy)
-        coordinates = (np.arange(size) - size // 2) * pixel
-        grid_at = be.asarray(coordinates)
-        image = intensity_at(pf, q, grid_at, grid_at, sx, sy)[0]  # the display image
-        fine = (image, coordinates, pixel) if pixel <= 2.0 * quarter_airy else None
-        strehl, peak = _strehl(pf, q, sx, sy, half_width, 4.0 * quarter_airy, fine)
+        found = peak_strehl(traced, pf, weights, reference, grid, image_sampling)
+        strehl, peak, _, _, _ = found
         coarse = math.nan
         if all(math.isfinite(v) for v in peak):  # the N/2 sampling's peak, refined from N's
             half = every_other(pf)
+            sx, sy = shifts(pf, reference)
+            _, quarter_airy = window(traced, pf, reference)
             value, *_ = true_peak(
                 half, psf_weights(half, weights), sx, sy, *peak, quarter_airy, rounds=3
             )
             coarse = be.to_numpy(be.detach(value))
-        found = (pf, strehl, peak, image, size, pixel)
-        return found, be.to_numpy(be.detach(strehl)), coarse
-
-    def display(half_width, pixel):
-        """(pixels across, pixel in mm) of the display image in the window ``half_width``."""
-        if image_sampling is not None:
-            pixel = min(pixel, float(image_sampling))
-        if grid is None:
-            cap = _DEFAULT_IMAGE_PIXELS if image_sampling is None else MAX_GRID
-            size = min(cap, max(64, 2 * math.ceil(half_width / pixel)))
-            return size, max(pixel, 2.0 * half_width / size)
-        return int(grid), 2.0 * half_width / int(grid)
+        return (pf, *found), be.to_numpy(be.detach(strehl)), coarse
 
     start = 0
     if samples is None:
