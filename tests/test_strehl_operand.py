@@ -16,7 +16,7 @@ def _fd(problem, u, h):
     return (problem.residuals_numpy(u + h) - problem.residuals_numpy(u - h)) / (2 * h)
 
 
-@pytest.mark.slow  # eager JAX: about a minute of op compilation
+@pytest.mark.slow  # eager JAX: 1-3 minutes of op compilation on a shared machine
 def test_jax_gradient_of_the_polychromatic_true_peak_strehl(jax_backend):
     problem = Problem(
         optics.load("cooke_triplet"), ["surfaces[3].radius"], [Operand("strehl", field=2)]
