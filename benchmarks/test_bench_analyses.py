@@ -4,9 +4,10 @@ through-focus spot on the Cooke triplet (NumPy, float64).
 Each case times one call of the analysis at its CLI defaults (field curvature and
 distortion: 11 fields × the lens's 3 wavelengths; focal shift: 21 wavelengths;
 lateral colour: 11 fields; through-focus spot: 3 fields × 3 wavelengths at 5 focus
-positions with 6 hexapolar rings, Optiland's ThroughFocusSpotDiagram defaults).  Optiland 0.6.3's same analyses were timed side by
-side in a scratch script (docs/analyses.md, "Performance"); this file keeps
-ours measurable.  In quick mode (``OPTICS_BENCH_QUICK=1``) each case runs once.
+positions with 6 hexapolar rings, Optiland's ThroughFocusSpotDiagram defaults).
+Optiland 0.6.3's same analyses were timed side by side in a scratch script
+(docs/analyses.md, "Performance"); this file keeps ours measurable.  In quick mode
+(``OPTICS_BENCH_QUICK=1``) each case runs once.
 
 Run: ``python -m pytest benchmarks/test_bench_analyses.py --benchmark-only``.
 """
