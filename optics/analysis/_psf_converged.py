@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import backend as be
 from ..limits import MAX_GRID
+from ..trace.prepared import prepare
 from ._checks import check_field, check_sizes, require_focus, wavelength_of
 from ._converge import STREHL_TOLERANCE, converge
 from ._fourier import intensity_at, psf_weights, pupil_field, true_peak, true_peaks
@@ -90,7 +91,7 @@ def window(traced, pf, reference):
     return half_width, 0.25 * airy_small
 
 
-def _strehl(pf, q, sx, sy, half_width, airy, image=None):
+def _strehl(pf, q, sx, sy, half_width, airy, image=None, field=None):
     """True-peak Strehl ratio of field 0: the best of the coarse image's brightest local maxima.
 
     The coarse image has pixels of at most half an Airy radius, so no lobe
@@ -99,7 +100,7 @@ def _strehl(pf, q, sx, sy, half_width, airy, image=None):
     (Y, X) of field 0, its pixel coordinates, its pixel) to search instead —
     the display image, when its pixels are that fine.
     """
-    field = pupil_field(pf)
+    field = pupil_field(pf) if field is None else field
     if image is None:
         pixel = min(2.0 * half_width / _COARSE_PIXELS, 0.5 * airy)
         count = min(_MAX_COARSE_PIXELS, 2 * math.ceil(half_width / pixel) + 1)
@@ -161,6 +162,8 @@ def peak_strehl(traced, pf, weights, reference, grid=None, image_sampling=None):
     peak : (x, y) in mm from the reference chief ray
     image : array (Y, X), the display image (:func:`display_size`)
     size, pixel : its pixels across and pixel (mm)
+    quarter_airy : float
+        A quarter of the smallest Airy radius (mm).
     """
     sx, sy = shifts(pf, reference)
     q = psf_weights(pf, weights)
@@ -168,10 +171,11 @@ def peak_strehl(traced, pf, weights, reference, grid=None, image_sampling=None):
     size, pixel = display_size(half_width, quarter_airy, grid, image_sampling)
     coordinates = (np.arange(size) - size // 2) * pixel
     at = be.asarray(coordinates)
-    image = intensity_at(pf, q, at, at, sx, sy)[0]
+    field = pupil_field(pf)
+    image = intensity_at(pf, q, at, at, sx, sy, field)[0]
     fine = (image, coordinates, pixel) if pixel <= 2.0 * quarter_airy else None
-    strehl, peak = _strehl(pf, q, sx, sy, half_width, 4.0 * quarter_airy, fine)
-    return strehl, peak, image, size, pixel
+    strehl, peak = _strehl(pf, q, sx, sy, half_width, 4.0 * quarter_airy, fine, field)
+    return strehl, peak, image, size, pixel, quarter_airy
 
 
 def converged_psf(
@@ -188,29 +192,30 @@ def converged_psf(
     """See :func:`optics.analysis.psf` (this is its implementation)."""
     field = check_field(field)
     check_sizes(samples=samples, grid=grid)
-    require_focus(optic, "the PSF")
+    system = prepare(optic)  # first-order data computed once for the focus check and traces
+    optic = system.optic
+    require_focus(system, "the PSF")
     wavelengths, weights, reference, poly = spectrum(optic, wavelength, polychromatic)
     trace_options = {"method": method}
 
     def evaluate(n):
-        traced = trace_pupils(optic, [field], wavelengths, n, **trace_options)
+        traced = trace_pupils(system, [field], wavelengths, n, **trace_options)
         pf = pupil_functions(traced)
         found = peak_strehl(traced, pf, weights, reference, grid, image_sampling)
-        strehl, peak, _, _, _ = found
+        strehl, peak, _, _, _, quarter_airy = found
         coarse = math.nan
         if all(math.isfinite(v) for v in peak):  # the N/2 sampling's peak, refined from N's
             half = every_other(pf)
             sx, sy = shifts(pf, reference)
-            _, quarter_airy = window(traced, pf, reference)
             value, *_ = true_peak(
                 half, psf_weights(half, weights), sx, sy, *peak, quarter_airy, rounds=3
             )
             coarse = be.to_numpy(be.detach(value))
-        return (pf, *found), be.to_numpy(be.detach(strehl)), coarse
+        return (pf, *found[:5]), be.to_numpy(be.detach(strehl)), coarse
 
     start = 0
     if samples is None:
-        start = max(choose_samples(optic, field, w) for w in wavelengths)
+        start = max(choose_samples(system, field, w) for w in wavelengths)
     (pf, strehl, peak, image, size, pixel), accuracy = converge(
         evaluate, start, STREHL_TOLERANCE, requested=samples, what=f"PSF of field {field}"
     )
