@@ -1,11 +1,13 @@
-"""Seidel sums, field curvature, distortion, chromatic focal shift and lateral colour
-on the Cooke triplet (NumPy, float64).
+"""Seidel sums, field curvature, distortion, chromatic focal shift, lateral colour and the
+through-focus spot on the Cooke triplet (NumPy, float64).
 
 Each case times one call of the analysis at its CLI defaults (field curvature and
 distortion: 11 fields × the lens's 3 wavelengths; focal shift: 21 wavelengths;
-lateral colour: 11 fields).  Optiland 0.6.3's same analyses were timed side by
-side in a scratch script (docs/analyses.md, "Performance"); this file keeps
-ours measurable.  In quick mode (``OPTICS_BENCH_QUICK=1``) each case runs once.
+lateral colour: 11 fields; through-focus spot: 3 fields × 3 wavelengths at 5 focus
+positions with 6 hexapolar rings, Optiland's ThroughFocusSpotDiagram defaults).
+Optiland 0.6.3's same analyses were timed side by side in a scratch script
+(docs/analyses.md, "Performance"); this file keeps ours measurable.  In quick mode
+(``OPTICS_BENCH_QUICK=1``) each case runs once.
 
 Run: ``python -m pytest benchmarks/test_bench_analyses.py --benchmark-only``.
 """
@@ -21,6 +23,7 @@ from optics.analysis import (
     field_curvature,
     lateral_color,
     seidel,
+    through_focus_spot,
 )
 from optics.io import load
 
@@ -30,6 +33,9 @@ CASES = {
     "distortion": lambda optic: distortion(optic, points=11),
     "chromatic_focal_shift": lambda optic: chromatic_focal_shift(optic, points=21),
     "lateral_color": lambda optic: lateral_color(optic, points=11),
+    "through_focus_spot": lambda optic: through_focus_spot(
+        optic, [-0.1, -0.05, 0.0, 0.05, 0.1], rings=6
+    ),
 }
 
 

@@ -78,7 +78,7 @@ def psf_figure(result, log=False, width=None, name=None, optic=None):
     strehl = float(be.item(result.strehl))
     lens = f"{name}: " if name else ""
     ax.set_title(
-        f"{lens}{_label(result.field, optic)}, {_spectrum(result)}, Strehl {strehl:.3f}",
+        f"{lens}{_label(result.field, optic)}\n{_spectrum(result)}, Strehl {strehl:.3f}",
         fontsize=8,
     )
     ax.set_xlabel("x (µm)")

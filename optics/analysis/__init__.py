@@ -2,7 +2,7 @@
 
 Spot diagrams and ray fans, the wavefront (OPD and its Zernike fit), the FFT
 PSF and Strehl ratio (polychromatic, converged), the Huygens PSF, the MTF
-(also through focus and versus field), encircled energy, Seidel sums, field
+(also through focus and versus field), the through-focus spot, encircled energy, Seidel sums, field
 curvature, distortion, colour, relative illumination, vignetting, footprints
 and ray/OPD fans.  The implementation modules are private; these names are the
 public API.
@@ -28,6 +28,7 @@ from ._prescription import prescription, prescription_text
 from ._psf import PSFResult, SamplingWarning, psf
 from ._seidel import SeidelResult, seidel, wavefront_coefficients
 from ._through_focus import ThroughFocusResult, best_focus, mtf_vs_field, through_focus_mtf
+from ._through_focus_spot import ThroughFocusSpotResult, through_focus_spot
 from ._wavefront import WavefrontResult, pupil_samples, wavefront
 from ._zernike_fit import ZernikeFit, zernike_evaluate, zernike_fit
 from .encircled_energy import EnergyResult, geometric_encircled_energy, psf_encircled_energy
@@ -48,10 +49,12 @@ __all__ = [
     "ConvergenceWarning",
     "HuygensResult",
     "ThroughFocusResult",
+    "ThroughFocusSpotResult",
     "best_focus",
     "huygens_psf",
     "mtf_vs_field",
     "through_focus_mtf",
+    "through_focus_spot",
     "DistortionResult",
     "EnergyResult",
     "FieldCurvatureResult",

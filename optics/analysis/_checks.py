@@ -70,10 +70,14 @@ def check_frequencies(frequencies):
 
 
 def require_focus(optic, what):
-    """Raise ConfigurationError when ``optic`` is afocal (no finite effective focal length)."""
+    """Raise ConfigurationError when ``optic`` is afocal (no finite effective focal length).
+
+    ``optic``: an Optic or a PreparedSystem (whose first-order data is reused).
+    """
     from .._paraxial import paraxial
 
-    efl = be.detach(paraxial(optic).efl)
+    first_order = getattr(optic, "first_order", None)  # a PreparedSystem has it computed
+    efl = be.detach((paraxial(optic) if first_order is None else first_order).efl)
     if be.is_abstract(efl):
         return  # under jax.jit nothing can be read: an afocal system's figures are inf/NaN
     efl = float(be.item(efl))  # inf when afocal (optics.paraxial)

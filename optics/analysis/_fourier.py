@@ -47,6 +47,7 @@ __all__ = [
     "intensity_at",
     "mtf_axes",
     "true_peak",
+    "true_peaks",
 ]
 
 _TWO_PI = 2.0 * math.pi
@@ -133,23 +134,54 @@ def true_peak(pf, q, shift_x, shift_y, x0, y0, step, *, rounds=5, field=None):
         The intensity at the refined peak (differentiable in the pupil).
     x, y : float
     """
-    x, y, h = float(x0), float(y0), float(step)
+    return true_peaks(pf, q, shift_x, shift_y, [(x0, y0)], step, rounds=rounds, field=field)
+
+
+def true_peaks(pf, q, shift_x, shift_y, starts, step, *, rounds=5, field=None):
+    """The highest of the maxima refined from several starts, as :func:`true_peak` refines one.
+
+    Every round evaluates the K starts' 5 × 5 stencils in one matrix transform
+    (the 5K × 5K grid of their x and y samples, of which the K diagonal blocks
+    are the stencils), so K starts cost about one.
+
+    Returns
+    -------
+    value : 0-d array
+        The intensity at the highest refined maximum (differentiable in the pupil).
+    x, y : float
+    """
+    points = [[float(x), float(y)] for x, y in starts]
+    count, h = len(points), float(step)
     field = _pupil_field(pf) if field is None else field
     offsets = np.array([-2.0, -1.0, 0.0, 1.0, 2.0])
+    live = list(range(count))
     for _ in range(rounds):
-        xs, ys = be.asarray(x + h * offsets), be.asarray(y + h * offsets)
-        image = intensity_at(pf, q, xs, ys, shift_x, shift_y, field)[0]
+        xs = np.concatenate([points[k][0] + h * offsets for k in live])
+        ys = np.concatenate([points[k][1] + h * offsets for k in live])
+        image = intensity_at(pf, q, be.asarray(xs), be.asarray(ys), shift_x, shift_y, field)[0]
         image = be.to_numpy(be.detach(image))
-        if not np.isfinite(image).any():
+        moving = []
+        for b, k in enumerate(live):
+            block = image[5 * b : 5 * b + 5, 5 * b : 5 * b + 5]
+            if not np.isfinite(block).any():
+                continue
+            i, j = np.unravel_index(int(np.nanargmax(block)), block.shape)
+            dy = _parabola(block[i - 1, j], block[i, j], block[i + 1, j]) if 0 < i < 4 else 0.0
+            dx = _parabola(block[i, j - 1], block[i, j], block[i, j + 1]) if 0 < j < 4 else 0.0
+            points[k][0] += h * (offsets[j] + dx)
+            points[k][1] += h * (offsets[i] + dy)
+            moving.append(k)
+        live = moving
+        if not live:
             break
-        i, j = np.unravel_index(int(np.nanargmax(image)), image.shape)
-        dy = _parabola(image[i - 1, j], image[i, j], image[i + 1, j]) if 0 < i < 4 else 0.0
-        dx = _parabola(image[i, j - 1], image[i, j], image[i, j + 1]) if 0 < j < 4 else 0.0
-        x += h * (offsets[j] + dx)
-        y += h * (offsets[i] + dy)
         h /= 4.0
-    value = intensity_at(pf, q, be.asarray([x]), be.asarray([y]), shift_x, shift_y, field)
-    return value[0, 0, 0], x, y
+    xs = be.asarray([p[0] for p in points])
+    ys = be.asarray([p[1] for p in points])
+    values = intensity_at(pf, q, xs, ys, shift_x, shift_y, field)[0]  # (K, K): diagonal
+    host = np.diagonal(np.asarray(be.to_numpy(be.detach(values)), dtype=float))
+    finite = np.where(np.isfinite(host), host, -np.inf)
+    best = int(np.argmax(finite))
+    return values[best, best], points[best][0], points[best][1]
 
 
 def _otf_parts(pf, grid, aberrated=True):

@@ -8,7 +8,10 @@ frequency (see :mod:`optics.analysis._fourier`).  The diffraction limit is the
 MTF of the same pupil with the aberrations removed — its obscurations,
 vignetting and shape kept, not the clear-circle formula.  The pupil sampling N
 doubles until every value changes by less than 0.01
-(:mod:`optics.analysis._converge`).
+(:mod:`optics.analysis._converge`), from the wavefront-slope estimate but at
+most :data:`~optics.analysis._psf_core.MTF_START_SAMPLES` (the MTF needs no
+alias-free PSF; no aliasing warning either: the convergence test is the
+accuracy statement).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from ._converge import MTF_TOLERANCE, converge
 from ._fourier import diffraction_otf, mtf_axes
 from ._mtf_core import MTFResult
 from ._psf_converged import shifts, spectrum
-from ._psf_core import check_sampling, choose_samples, fast_size
+from ._psf_core import choose_samples, fast_size, mtf_start
 from ._pupil_set import every_other, pupil_functions, trace_pupils
 
 __all__ = ["converged_mtf", "mtf_of_pupils"]
@@ -86,13 +89,13 @@ def converged_mtf(
         half = mtf_of_pupils(every_other(pf), weights, reference, asked["frequencies"], size)
         return (pf, size, curves), _figures(curves), _figures(half)
 
-    start = 0
+    start, top = 0, None
     if samples is None:
-        start = max(choose_samples(optic, f, w) for f in fields for w in wavelengths)
+        slope = max(choose_samples(optic, f, w, warn=False) for f in fields for w in wavelengths)
+        start, top = mtf_start(slope)
     (pf, size, curves), accuracy = converge(
-        evaluate, start, MTF_TOLERANCE, requested=samples, what="MTF"
+        evaluate, start, MTF_TOLERANCE, requested=samples, maximum=top, what="MTF"
     )
-    check_sampling(pf.max_step_waves, fields, pf.samples)
     tangential, sagittal, limit, cutoff = curves
     return MTFResult(
         fields,

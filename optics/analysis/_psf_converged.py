@@ -19,18 +19,20 @@ import numpy as np
 
 from .. import backend as be
 from ..limits import MAX_GRID
+from ..trace.prepared import prepare
 from ._checks import check_field, check_sizes, require_focus, wavelength_of
 from ._converge import STREHL_TOLERANCE, converge
-from ._fourier import intensity_at, psf_weights, pupil_field, true_peak
+from ._fourier import intensity_at, psf_weights, pupil_field, true_peak, true_peaks
 from ._psf_core import PSFResult, check_sampling, choose_samples
 from ._pupil_set import every_other, pupil_functions, trace_pupils
 
-__all__ = ["converged_psf", "spectrum", "window"]
+__all__ = ["converged_psf", "display_size", "peak_strehl", "spectrum", "window"]
 
 _DEFAULT_IMAGE_PIXELS = 512
 _COARSE_PIXELS = 96
 _MAX_COARSE_PIXELS = 401
 _CANDIDATES = 3
+_RIVAL = 0.5
 _AIRY = 1.22 / 2.0  # Airy radius × |σ| (the cutoff is 2|σ|)
 
 
@@ -89,20 +91,26 @@ def window(traced, pf, reference):
     return half_width, 0.25 * airy_small
 
 
-def _strehl(pf, q, sx, sy, half_width, airy):
+def _strehl(pf, q, sx, sy, half_width, airy, image=None, field=None):
     """True-peak Strehl ratio of field 0: the best of the coarse image's brightest local maxima.
 
     The coarse image has pixels of at most half an Airy radius, so no lobe
     of the PSF falls between its samples; the few brightest local maxima are
-    refined (:func:`true_peak`) and the highest wins.
+    refined (:func:`true_peaks`) and the highest wins.  ``image``: (intensity
+    (Y, X) of field 0, its pixel coordinates, its pixel) to search instead —
+    the display image, when its pixels are that fine.
     """
-    pixel = min(2.0 * half_width / _COARSE_PIXELS, 0.5 * airy)
-    count = min(_MAX_COARSE_PIXELS, 2 * math.ceil(half_width / pixel) + 1)
-    pixel = 2.0 * half_width / count
-    coordinates = (np.arange(count) - count // 2) * pixel
-    grid = be.asarray(coordinates)
-    field = pupil_field(pf)
-    coarse = be.to_numpy(be.detach(intensity_at(pf, q, grid, grid, sx, sy, field)[0]))
+    field = pupil_field(pf) if field is None else field
+    if image is None:
+        pixel = min(2.0 * half_width / _COARSE_PIXELS, 0.5 * airy)
+        count = min(_MAX_COARSE_PIXELS, 2 * math.ceil(half_width / pixel) + 1)
+        pixel = 2.0 * half_width / count
+        coordinates = (np.arange(count) - count // 2) * pixel
+        grid = be.asarray(coordinates)
+        image = (intensity_at(pf, q, grid, grid, sx, sy, field)[0], coordinates, pixel)
+    values, coordinates, pixel = image
+    count = len(coordinates)
+    coarse = be.to_numpy(be.detach(values))
     if not np.isfinite(coarse).any():
         return be.asarray(math.nan), (math.nan, math.nan)
     image = np.where(np.isfinite(coarse), coarse, -np.inf)
@@ -118,12 +126,56 @@ def _strehl(pf, q, sx, sy, half_width, airy):
     )
     maxima = np.flatnonzero((image >= neighbours).ravel())
     best = maxima[np.argsort(image.ravel()[maxima])[::-1][:_CANDIDATES]]
-    found = []
+    # A maximum whose brightest coarse pixel is under half the brightest is no rival: the
+    # pixels (at most half an Airy radius) sample any lobe within 0.36 Airy radii of its
+    # top, where an Airy-wide lobe keeps 62 % of its peak (0.5 / 0.62 < 1).
+    best = best[image.ravel()[best] >= _RIVAL * image.ravel()[best[0]]]
+    starts = []
     for index in best:
         i, j = np.unravel_index(int(index), image.shape)
-        found.append(true_peak(pf, q, sx, sy, coordinates[j], coordinates[i], pixel, field=field))
-    value, x, y = max(found, key=lambda v: float(be.to_numpy(be.detach(v[0]))))
+        starts.append((coordinates[j], coordinates[i]))
+    value, x, y = true_peaks(pf, q, sx, sy, starts, pixel, field=field)
     return value, (x, y)
+
+
+def display_size(half_width, pixel, grid=None, image_sampling=None):
+    """(pixels across, pixel in mm) of the PSF image over the window ``half_width``.
+
+    ``pixel`` is the default (a quarter Airy radius); ``grid`` fixes the pixel
+    count, ``image_sampling`` the largest pixel (mm).
+    """
+    if image_sampling is not None:
+        pixel = min(pixel, float(image_sampling))
+    if grid is None:
+        cap = _DEFAULT_IMAGE_PIXELS if image_sampling is None else MAX_GRID
+        size = min(cap, max(64, 2 * math.ceil(half_width / pixel)))
+        return size, max(pixel, 2.0 * half_width / size)
+    return int(grid), 2.0 * half_width / int(grid)
+
+
+def peak_strehl(traced, pf, weights, reference, grid=None, image_sampling=None):
+    """The PSF image of field 0 and its true-peak Strehl ratio at one pupil sampling.
+
+    Returns
+    -------
+    strehl : 0-d array (differentiable in the pupil)
+    peak : (x, y) in mm from the reference chief ray
+    image : array (Y, X), the display image (:func:`display_size`)
+    size, pixel : its pixels across and pixel (mm)
+    quarter_airy : float
+        A quarter of the smallest Airy radius (mm).
+    """
+    sx, sy = shifts(pf, reference)
+    q = psf_weights(pf, weights)
+    half_width, quarter_airy = window(traced, pf, reference)
+    size, pixel = display_size(half_width, quarter_airy, grid, image_sampling)
+    coordinates = (np.arange(size) - size // 2) * pixel
+    at = be.asarray(coordinates)
+    field = pupil_field(pf)
+    image = intensity_at(pf, q, at, at, sx, sy, field)[0]
+    fine = (image, coordinates, pixel) if pixel <= 2.0 * quarter_airy else None
+    strehl, peak = _strehl(pf, q, sx, sy, half_width, 4.0 * quarter_airy, fine, field)
+    return strehl, peak, image, size, pixel, quarter_airy
 
 
 def converged_psf(
@@ -140,45 +192,34 @@ def converged_psf(
     """See :func:`optics.analysis.psf` (this is its implementation)."""
     field = check_field(field)
     check_sizes(samples=samples, grid=grid)
-    require_focus(optic, "the PSF")
+    system = prepare(optic)  # first-order data computed once for the focus check and traces
+    optic = system.optic
+    require_focus(system, "the PSF")
     wavelengths, weights, reference, poly = spectrum(optic, wavelength, polychromatic)
     trace_options = {"method": method}
 
     def evaluate(n):
-        traced = trace_pupils(optic, [field], wavelengths, n, **trace_options)
+        traced = trace_pupils(system, [field], wavelengths, n, **trace_options)
         pf = pupil_functions(traced)
-        sx, sy = shifts(pf, reference)
-        q = psf_weights(pf, weights)
-        half_width, quarter_airy = window(traced, pf, reference)
-        strehl, peak = _strehl(pf, q, sx, sy, half_width, 4.0 * quarter_airy)
+        found = peak_strehl(traced, pf, weights, reference, grid, image_sampling)
+        strehl, peak, _, _, _, quarter_airy = found
         coarse = math.nan
         if all(math.isfinite(v) for v in peak):  # the N/2 sampling's peak, refined from N's
             half = every_other(pf)
-            value, *_ = true_peak(half, psf_weights(half, weights), sx, sy, *peak, quarter_airy)
+            sx, sy = shifts(pf, reference)
+            value, *_ = true_peak(
+                half, psf_weights(half, weights), sx, sy, *peak, quarter_airy, rounds=3
+            )
             coarse = be.to_numpy(be.detach(value))
-        return (traced, pf, strehl, peak), be.to_numpy(be.detach(strehl)), coarse
+        return (pf, *found[:5]), be.to_numpy(be.detach(strehl)), coarse
 
     start = 0
     if samples is None:
-        start = max(choose_samples(optic, field, w) for w in wavelengths)
-    (traced, pf, strehl, peak), accuracy = converge(
+        start = max(choose_samples(system, field, w) for w in wavelengths)
+    (pf, strehl, peak, image, size, pixel), accuracy = converge(
         evaluate, start, STREHL_TOLERANCE, requested=samples, what=f"PSF of field {field}"
     )
     check_sampling(pf.max_step_waves, field, pf.samples)
-    half_width, pixel = window(traced, pf, reference)
-    if image_sampling is not None:
-        pixel = min(pixel, float(image_sampling))
-    if grid is None:
-        cap = _DEFAULT_IMAGE_PIXELS if image_sampling is None else MAX_GRID
-        size = min(cap, max(64, 2 * math.ceil(half_width / pixel)))
-        pixel = max(pixel, 2.0 * half_width / size)
-    else:
-        size = int(grid)
-        pixel = 2.0 * half_width / size
-    coordinates = be.asarray((np.arange(size) - size // 2) * pixel)
-    sx, sy = shifts(pf, reference)
-    q = psf_weights(pf, weights)
-    image = intensity_at(pf, q, coordinates, coordinates, sx, sy)[0]
     return PSFResult(
         image=image,
         dx=pixel,

@@ -33,6 +33,7 @@ import numpy as np
 from .. import backend as be
 from ..rays import Rays
 from ..trace import trace_bundle
+from ..trace.prepared import optic_of
 from ._opd import exit_pupil_z, image_index_of_refraction, opd_waves
 from ._psf_core import _max_step, pupil_grid
 
@@ -99,7 +100,7 @@ def trace_pupils(optic, fields, wavelengths, samples, *, method=None):
 
     Parameters
     ----------
-    optic : Optic
+    optic : Optic or PreparedSystem
     fields : sequence of (hx, hy), length F
     wavelengths : sequence of float, length W
         Micrometres.
@@ -113,12 +114,13 @@ def trace_pupils(optic, fields, wavelengths, samples, *, method=None):
     -------
     PupilRays
     """
+    system, optic = optic, optic_of(optic)
     fields = tuple(tuple(float(v) for v in f) for f in fields)
     wavelengths = tuple(float(w) for w in wavelengths)
     px, py, inside = pupil_grid(samples)
     px = be.concatenate([px, be.asarray([p[0] for p in _EDGE])])
     py = be.concatenate([py, be.asarray([p[1] for p in _EDGE])])
-    bundle = trace_bundle(optic, fields, wavelengths, (px, py), method=method)
+    bundle = trace_bundle(system, fields, wavelengths, (px, py), method=method)
     rays = bundle.rays
     chief = bundle.chief.replace(valid=bundle.chief_valid)
     pupil_z = exit_pupil_z(optic, bundle.first_order)

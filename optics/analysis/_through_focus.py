@@ -28,7 +28,7 @@ from ._checks import check_field, check_frequencies, check_sizes, require_focus
 from ._converge import MTF_TOLERANCE, converge
 from ._mtf_converged import _figures, converged_mtf, mtf_of_pupils
 from ._psf_converged import spectrum
-from ._psf_core import check_sampling, choose_samples, fast_size
+from ._psf_core import choose_samples, fast_size, mtf_start
 from ._pupil_set import every_other, pupil_functions, trace_pupils
 
 __all__ = ["ThroughFocusResult", "best_focus", "mtf_vs_field", "through_focus_mtf"]
@@ -191,15 +191,15 @@ def through_focus_mtf(
         coarse = (be.stack(half_t), be.stack(half_s))
         return (t, s, worst, n), _figures((t, s)), _figures(coarse)
 
-    start = 0
+    start, top = 0, None
     if samples is None:
-        start = max(choose_samples(optic, f, w) for f in fields for w in wavelengths)
+        start = max(choose_samples(optic, f, w, warn=False) for f in fields for w in wavelengths)
         probe = trace_pupils(optic, fields, wavelengths, 8)
         start = max(start, _defocus_samples(probe, pupil_functions(probe), shifts))
+        start, top = mtf_start(start)  # as the MTF: the convergence test decides
     (t, s, worst, n), accuracy = converge(
-        evaluate, start, MTF_TOLERANCE, requested=samples, what="through-focus MTF"
+        evaluate, start, MTF_TOLERANCE, requested=samples, maximum=top, what="through-focus MTF"
     )
-    check_sampling(worst, fields, n)
     field_weights = _field_weights(optic, fields)
     return ThroughFocusResult(
         defocus=be.asarray(shifts),

@@ -6,7 +6,9 @@ keys, returning a 0-d array that keeps gradients: on Torch the OPD, the
 Zernike/plane fit, the FFT PSF and the MTF are all differentiable backend
 arithmetic (``be.fft``), so the gradients are exact.  Sampling is fixed per
 operand (``samples``, ``grid``) rather than chosen from the wavefront, so the
-merit is a smooth function of the variables.
+merit is a smooth function of the variables.  ``strehl`` is the true-peak,
+polychromatic Strehl ratio of ``optics psf``; ``mtf`` is still the primary
+wavelength's (the polychromatic MTF at a defocus is ``through_focus_mtf``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from .. import backend as be
 from ..analysis._mtf import interpolate_lags, mtf_from_psf
 from ..analysis._opd import sample_wavefront
 from ..analysis._psf import check_sampling, fast_size, psf_from_opd, sample_pupil
+from ..analysis._psf_converged import peak_strehl, spectrum
+from ..analysis._pupil_set import pupil_functions, trace_pupils
 from ..analysis._wavefront import pupil_samples, wavefront_statistics
 from ..errors import ConfigurationError
 
@@ -70,19 +74,39 @@ def _psf(ctx, field, wavelength, samples, grid, operand):
 
 
 def strehl(ctx, field=0, wavelength=None, samples=32, grid=None):
-    """Strehl ratio of one field: the peak of the FFT PSF normalized to the unaberrated peak.
+    """Strehl ratio of one field: the true peak of the PSF, as ``optics psf`` computes it.
+
+    Polychromatic when the lens has several wavelengths (every wavelength
+    aimed at the primary's entrance pupil, the weighted PSFs about the
+    primary chief ray, normalized to the unaberrated polychromatic peak), and
+    the peak found between pixels (:func:`optics.analysis.psf`), at a fixed
+    pupil sampling so that the merit is smooth.  The peak's position is found
+    on the host; the value there is backend arithmetic of the pupil, so its
+    gradient is exact (at a maximum the position's own derivative adds
+    nothing).
 
     Parameters
     ----------
-    field, wavelength : int
-        Indices (wavelength default: the primary).
+    field : int
+        Index into the optic's fields.
+    wavelength : int, optional
+        Index into the optic's wavelengths: that wavelength alone (default:
+        every wavelength with its weight).
     samples : int
-        Pupil samples N across the diameter.
+        Pupil samples N across the diameter (fixed: no convergence loop).
     grid : int, optional
-        FFT size G (default: 2N rounded up to a fast size).
+        Pixels across the image searched for the peak (as ``psf(grid=)``);
+        by default the pixels are a quarter Airy radius.
     """
-    _, image = _psf(ctx, field, wavelength, samples, grid, "strehl")
-    return be.max(image)
+    point = _field(ctx, field, "strehl")
+    chosen = None if wavelength is None else ctx.wavelength(wavelength)
+    wavelengths, weights, reference, _ = spectrum(ctx.optic, chosen)
+    samples = int(samples)
+    traced = trace_pupils(ctx.optic, [point], wavelengths, samples)
+    pupil = pupil_functions(traced)
+    check_sampling(pupil.max_step_waves, point, samples)
+    value, *_ = peak_strehl(traced, pupil, weights, reference, grid)
+    return value
 
 
 def mtf(ctx, frequency, field=0, direction="mean", wavelength=None, samples=32, grid=None):
