@@ -30,10 +30,23 @@ opencv-python-headless, matplotlib, scikit-image, einops, tqdm; stub modules
 for torchvision (``utils.save_image``/``make_grid``) and lpips on PYTHONPATH
 (only imported, never called here).
 
-Measured on this shared two-core machine (several agents running), each case
-in its own process, alternating with optics' cases (see docs/imaging.md):
-numbers are in docs/imaging.md's performance table.
-"""
+Measured on this shared two-core machine (several agents running, load
+average 12-19), each case in its own process with one thread, alternating
+with optics' cases (docs/imaging.md, "Against DeepLens"):
+
+- forward, 9 x 9 grid: wall 439.4, 569.1, 422.1 s; CPU 78.3, 68.5 s (round 1
+  not recorded); peak RSS 3.44 GB.  optics in the same rounds: NumPy 34.5,
+  40.1, 28.7 s wall, 5.58, 4.69, 3.95 s CPU, 0.79 GB; Torch 38.9, 35.4,
+  40.2 s wall, 5.84, 5.28, 5.92 s CPU, 1.40 GB.
+- forward + backward, 9 x 9 grid: stopped after 9.5 min at 11.6 GB resident
+  and growing (the machine has 24 GB, shared).  optics Torch: 157 s wall,
+  19.0 s CPU, 4.19 GB.
+- accuracy against optics' brute-force ray render (relative L2 on 48 x 48
+  crops at the centre, 0.49 and 0.89 of the half-diagonal): DeepLens 1.45 %,
+  0.60 %, 2.75 %; optics 1.64 %, 0.12 %, 0.17 %.
+- forward + backward, 3 x 3 grid (``--grid 3``): 198 s wall, 68.9 s CPU,
+  3.21 GB.  optics Torch (``--grid 3``) right after it: 64.6 s wall, 27.5 s
+  CPU, 3.91 GB."""
 
 import argparse
 import json

@@ -13,16 +13,17 @@ RSS from separate processes).  Quick mode (``OPTICS_BENCH_QUICK=1``) runs a
 (benchmarks/_deeplens_imaging.py renders it with deeplens-core 2.5.6): the
 scene at 20 m (DeepLens's default object depth) and no relative illumination
 (DeepLens's PSF-map rendering applies none).  Measured side by side on this
-shared two-core machine (OMP_NUM_THREADS=1, load average 12-15, each case in
+shared two-core machine (OMP_NUM_THREADS=1, load average 12-19, each case in
 its own process, alternating; docs/imaging.md has the whole table):
 
 | 1024 x 1024, 9 x 9 grid, 9 wavelengths | wall s | CPU s | peak RSS |
 |---|---|---|---|
-| optics NumPy forward | NP_WALL | NP_CPU | NP_RSS |
-| optics Torch forward | T_WALL | T_CPU | T_RSS |
-| DeepLens forward (float32, 33 x 33 kernels, 8192 rays per PSF) | DL_WALL | DL_CPU | DL_RSS |
-| optics Torch forward + backward | TB_WALL | TB_CPU | TB_RSS |
-| DeepLens forward + backward | DLB_WALL | DLB_CPU | DLB_RSS |
+| optics NumPy forward | 34.5 | 4.7 | 0.79 GB |
+| optics Torch forward | 38.9 | 5.8 | 1.40 GB |
+| DeepLens forward (float32, 33 x 33 kernels, 8192 rays per PSF) | 439 | 73.4 | 3.44 GB |
+| optics Torch forward + backward | 157 | 19.0 | 4.19 GB |
+| DeepLens forward + backward | stopped at 11.6 GB resident after 9.5 min | | |
+| the same on a 3 x 3 grid: optics Torch / DeepLens | 64.6 / 198 | 27.5 / 68.9 | 3.91 / 3.21 GB |
 
 Run: ``python -m pytest benchmarks/test_bench_imaging.py --benchmark-only``.
 """
