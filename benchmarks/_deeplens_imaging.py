@@ -34,10 +34,11 @@ Measured on this shared two-core machine (several agents running, load
 average 12-19), each case in its own process with one thread, alternating
 with optics' cases (docs/imaging.md, "Against DeepLens"):
 
-- forward, 9 x 9 grid: wall 439.4, 569.1, 422.1 s; CPU 78.3, 68.5 s (round 1
-  not recorded); peak RSS 3.44 GB.  optics in the same rounds: NumPy 34.5,
-  40.1, 28.7 s wall, 5.58, 4.69, 3.95 s CPU, 0.79 GB; Torch 38.9, 35.4,
-  40.2 s wall, 5.84, 5.28, 5.92 s CPU, 1.40 GB.
+- forward, 9 x 9 grid, 4 rounds: wall 439.4, 569.1, 422.1, 134.2 s; CPU 78.3,
+  68.5, 61.1 s (round 1 not recorded); peak RSS 3.49 GB.  optics in the same
+  rounds: NumPy 34.5, 40.1, 28.7, 11.0 s wall, 5.58, 4.69, 3.95, 5.98 s CPU,
+  0.80 GB; Torch 38.9, 35.4, 40.2, 9.6 s wall, 5.84, 5.28, 5.92, 5.07 s CPU,
+  1.41 GB.
 - forward + backward, 9 x 9 grid: stopped after 9.5 min at 11.6 GB resident
   and growing (the machine has 24 GB, shared).  optics Torch: 157 s wall,
   19.0 s CPU, 4.19 GB.

@@ -13,14 +13,14 @@ RSS from separate processes).  Quick mode (``OPTICS_BENCH_QUICK=1``) runs a
 (benchmarks/_deeplens_imaging.py renders it with deeplens-core 2.5.6): the
 scene at 20 m (DeepLens's default object depth) and no relative illumination
 (DeepLens's PSF-map rendering applies none).  Measured side by side on this
-shared two-core machine (OMP_NUM_THREADS=1, load average 12-19, each case in
+shared two-core machine (OMP_NUM_THREADS=1, load average 10-19, each case in
 its own process, alternating; docs/imaging.md has the whole table):
 
-| 1024 x 1024, 9 x 9 grid, 9 wavelengths | wall s | CPU s | peak RSS |
+| 1024 x 1024, 9 x 9 grid, 9 wavelengths (medians) | wall s | CPU s | peak RSS |
 |---|---|---|---|
-| optics NumPy forward | 34.5 | 4.7 | 0.79 GB |
-| optics Torch forward | 38.9 | 5.8 | 1.40 GB |
-| DeepLens forward (float32, 33 x 33 kernels, 8192 rays per PSF) | 439 | 73.4 | 3.44 GB |
+| optics NumPy forward | 31.6 | 5.1 | 0.80 GB |
+| optics Torch forward | 37.2 | 5.6 | 1.41 GB |
+| DeepLens forward (float32, 33 x 33 kernels, 8192 rays per PSF) | 431 | 68.5 | 3.49 GB |
 | optics Torch forward + backward | 157 | 19.0 | 4.19 GB |
 | DeepLens forward + backward | stopped at 11.6 GB resident after 9.5 min | | |
 | the same on a 3 x 3 grid: optics Torch / DeepLens | 64.6 / 198 | 27.5 / 68.9 | 3.91 / 3.21 GB |
