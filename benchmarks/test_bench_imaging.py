@@ -9,6 +9,22 @@ RSS from separate processes).  Quick mode (``OPTICS_BENCH_QUICK=1``) runs a
 64 x 64 scene with a 3 x 3 grid and one wavelength per channel.  Run with
 ``OMP_NUM_THREADS=1`` on a shared machine (see test_bench_wavefront.py).
 
+``test_as_deeplens`` times the case of the DeepLens comparison
+(benchmarks/_deeplens_imaging.py renders it with deeplens-core 2.5.6): the
+scene at 20 m (DeepLens's default object depth) and no relative illumination
+(DeepLens's PSF-map rendering applies none).  Measured side by side on this
+shared two-core machine (OMP_NUM_THREADS=1, load average 10-19, each case in
+its own process, alternating; docs/imaging.md has the whole table):
+
+| 1024 x 1024, 9 x 9 grid, 9 wavelengths (medians) | wall s | CPU s | peak RSS |
+|---|---|---|---|
+| optics NumPy forward | 31.6 | 5.1 | 0.80 GB |
+| optics Torch forward | 37.2 | 5.6 | 1.41 GB |
+| DeepLens forward (float32, 33 x 33 kernels, 8192 rays per PSF) | 431 | 68.5 | 3.49 GB |
+| optics Torch forward + backward | 157 | 19.0 | 4.19 GB |
+| DeepLens forward + backward | stopped at 11.6 GB resident after 9.5 min | | |
+| the same on a 3 x 3 grid: optics Torch / DeepLens | 64.6 / 198 | 27.5 / 68.9 | 3.91 / 3.21 GB |
+
 Run: ``python -m pytest benchmarks/test_bench_imaging.py --benchmark-only``.
 """
 
@@ -22,7 +38,7 @@ from conftest import QUICK
 
 import optics
 from optics import backend as be
-from optics.imaging import Sensor, simulate_image
+from optics.imaging import Scene, Sensor, simulate_image
 
 SIZE, GRID, PER_CHANNEL = (64, 3, 1) if QUICK else (1024, 9, 3)
 PITCH = 0.0035
@@ -42,16 +58,18 @@ def _scene():
 SCENE = _scene()
 
 
-def _simulate(gradient):
+def _simulate(gradient, deeplens=False):
     lens = optics.load("cooke_triplet")
     if gradient:
         lens.surfaces[1].geometry.radius = be.parameter(lens.surfaces[1].geometry.radius)
+    scene = be.asarray(SCENE)
     out = simulate_image(
         lens,
-        be.asarray(SCENE),
+        Scene(scene, object_distance=20000.0) if deeplens else scene,
         sensor=Sensor(pitch=PITCH),
         psf_grid_size=GRID,
         wavelengths_per_channel=PER_CHANNEL,
+        illumination=not deeplens,
     )
     if gradient:
         be.sum(out.image).backward()
@@ -71,3 +89,14 @@ def test_simulate_1024_rgb(benchmark, backend, gradient):
         assert np.all(np.isfinite(be.to_numpy(result)))
         benchmark.extra_info.update(size=SIZE, grid=GRID, wavelengths=3 * PER_CHANNEL)
         benchmark.pedantic(_simulate, args=(gradient,), rounds=1 if QUICK else 2, iterations=1)
+
+
+@pytest.mark.parametrize("backend, gradient", [("numpy", False), ("torch", False), ("torch", True)])
+def test_as_deeplens(benchmark, backend, gradient):
+    if backend not in be.available_backends():
+        pytest.skip(f"{backend} is not installed")
+    with be.using(backend):
+        result = benchmark.pedantic(
+            _simulate, args=(gradient, True), rounds=1 if QUICK else 2, iterations=1
+        )
+        assert np.all(np.isfinite(be.to_numpy(result)))

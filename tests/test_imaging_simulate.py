@@ -108,3 +108,19 @@ def test_float32_precision_gives_a_float32_image_close_to_float64():
     # float32 paths of ~1e5 waves carry ~0.01 wave of OPD rounding: 4e-4 at most here
     np.testing.assert_allclose(single, double, atol=1e-3)
     assert np.mean(np.abs(single - double)) < 1e-4
+
+
+def test_without_illumination_the_map_has_the_same_warp_and_no_ri_trace():
+    from optics.imaging.warp import radial_map
+
+    with_ri = radial_map(LENS, 1.5, 0.55, 1.05, count=5)
+    without = radial_map(LENS, 1.5, 0.55, 1.05, count=5, illumination=False)
+    np.testing.assert_array_equal(np.asarray(without.heights), np.asarray(with_ri.heights))
+    np.testing.assert_array_equal(np.asarray(without.illumination), np.ones(5))
+    assert float(np.asarray(with_ri.illumination)[-1]) < 1.0  # so the ones are not a no-op
+    # relative illumination only dims (RI <= 1); without it nothing is dimmed
+    off = _run(illumination=False)
+    assert off.info["relative_illumination_corner"] == 1.0
+    on = _run()
+    ratio = np.asarray(on.image) / np.asarray(off.image)
+    assert 0.9 < ratio.min() and ratio.max() <= 1.0 + 1e-12

@@ -182,11 +182,11 @@ def simulate_image(
     if aiming is None and not lens.fields.object_telecentric:
         chiefs = dataclasses.replace(lens, aiming="real")
     h_top = 1.05
-    maps = [radial_map(chiefs, top, w, h_top) for w in samples]
+    maps = [radial_map(chiefs, top, w, h_top, illumination=illumination) for w in samples]
     reach = min(float(be.to_numpy(m.heights)[-1]) for m in maps)
     if reach < top:
         h_top *= 1.05 * top / reach
-        maps = [radial_map(chiefs, top, w, h_top) for w in samples]
+        maps = [radial_map(chiefs, top, w, h_top, illumination=illumination) for w in samples]
     mapped = time.perf_counter()
 
     rows = grid_axis(int(psf_grid_size), height)

@@ -115,11 +115,18 @@ def chief_ray_heights(optic, fields, wavelength):
     return rays.y
 
 
-def radial_map(optic, top, wavelength, h_top, count=33):
-    """The :class:`RadialMap` of ``optic`` at ``wavelength`` on fields 0 … ``h_top``."""
+def radial_map(optic, top, wavelength, h_top, count=33, illumination=True):
+    """The :class:`RadialMap` of ``optic`` at ``wavelength`` on fields 0 … ``h_top``.
+
+    With ``illumination=False`` the relative-illumination table is all ones
+    (not traced: its really aimed pupil rays cost more than the chief rays).
+    """
     fields = np.linspace(0.0, float(h_top), int(count))
     heights = chief_ray_heights(optic, fields, wavelength)
-    illumination = relative_illumination(optic, fields, wavelength)
+    if illumination:
+        illumination = relative_illumination(optic, fields, wavelength)
+    else:
+        illumination = real(np.ones(len(fields)))
     return RadialMap(fields, heights, illumination, top)
 
 
