@@ -247,7 +247,10 @@ def _expander(field_shape, shape):
 
 
 class PupilAimWarning(UserWarning):
-    """Paraxial aiming sends a field's chief ray visibly off the stop centre."""
+    """Paraxial aiming sends a field's chief ray visibly off the stop centre.
+
+    ``misses``: {(hx, hy): the chief ray's distance from the stop centre in stop radii}.
+    """
 
 
 #: Largest chief-ray miss of the stop centre, in stop radii, that paraxial aiming passes quietly.
@@ -300,18 +303,24 @@ def _report_off_centre(fields, read):
 
 
 def _warn_off_centre(fields, indices, misses):
+    """Warn for the fields ``indices``; the text holds no number that varies between calls.
+
+    The misses (in stop radii, inf for a chief ray that misses the stop) are on the
+    warning's ``misses`` attribute, {(hx, hy): fraction}: a text that changed with the
+    wavelength would defeat Python's once-per-location de-duplication.
+    """
     if not indices:
         return
     named = [
-        f"({fields[i][0]:.4g}, {fields[i][1]:.4g}) "
-        + ("(misses the stop)" if not math.isfinite(misses[i]) else f"({100 * misses[i]:.3g} %)")
+        f"({fields[i][0]:.4g}, {fields[i][1]:.4g})"
+        + ("" if math.isfinite(misses[i]) else " (misses the stop)")
         for i in indices
     ]
-    warnings.warn(
+    warning = PupilAimWarning(
         f"paraxial aiming: the chief ray crosses the stop more than "
         f"{100 * OFF_CENTRE_FRACTION:g} % of the stop radius from its centre for normalized "
         f'field(s) {", ".join(named)}; set [aiming] mode = "real" in the lens file '
-        "(or --aiming real)",
-        PupilAimWarning,
-        stacklevel=4,
+        "(or --aiming real)"
     )
+    warning.misses = {tuple(fields[i]): float(misses[i]) for i in indices}
+    warnings.warn(warning, stacklevel=4)
