@@ -97,3 +97,14 @@ def lit_fields(amplitude, count):
     (null in JSON), never a number such as an MTF of 0.
     """
     return be.sum(be.reshape(amplitude, (count, -1)), axis=-1) > 0
+
+
+def check_defocus(defocus) -> list:
+    """The defocus positions as a list of finite floats (mm), else ConfigurationError."""
+    try:
+        shifts = [float(d) for d in defocus]
+    except (TypeError, ValueError):
+        raise ConfigurationError(f"defocus must be numbers of mm, not {defocus!r}") from None
+    if not shifts or not all(math.isfinite(d) for d in shifts):
+        raise ConfigurationError(f"defocus must be finite numbers of mm, not {defocus!r}")
+    return shifts

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import ConfigurationError
-from ._checks import check_field, check_frequencies, check_sizes, require_focus
+from ._checks import check_defocus, check_field, check_frequencies, check_sizes, require_focus
 from ._converge import MTF_TOLERANCE, converge
 from ._mtf_converged import _figures, converged_mtf, mtf_of_pupils
 from ._psf_converged import spectrum
@@ -163,12 +163,7 @@ def through_focus_mtf(
         check_field(f) for f in (optic.fields.normalized() if fields is None else fields)
     )
     (frequency,) = check_frequencies([frequency])
-    try:
-        shifts = [float(d) for d in defocus]
-    except (TypeError, ValueError):
-        raise ConfigurationError(f"defocus must be numbers of mm, not {defocus!r}") from None
-    if not shifts or not all(math.isfinite(d) for d in shifts):
-        raise ConfigurationError(f"defocus must be finite numbers of mm, not {defocus!r}")
+    shifts = check_defocus(defocus)
     check_sizes(samples=samples, grid=grid)
     require_focus(optic, "the through-focus MTF")
     wavelengths, weights, reference, poly = spectrum(optic, wavelength, polychromatic)

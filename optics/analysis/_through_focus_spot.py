@@ -43,7 +43,7 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ..trace import trace_bundle
 from ..trace.prepared import optic_of
-from ._checks import check_field, check_sizes, wavelength_of
+from ._checks import check_defocus, check_field, check_sizes, wavelength_of
 from ._converge import ConvergenceWarning
 from .spot import in_image_frame
 
@@ -262,12 +262,7 @@ def through_focus_spot(
     fields = tuple(
         check_field(f) for f in (optic.fields.normalized() if fields is None else fields)
     )
-    try:
-        shifts = [float(d) for d in defocus]
-    except (TypeError, ValueError):
-        raise ConfigurationError(f"defocus must be numbers of mm, not {defocus!r}") from None
-    if not shifts or not all(math.isfinite(d) for d in shifts):
-        raise ConfigurationError(f"defocus must be finite numbers of mm, not {defocus!r}")
+    shifts = check_defocus(defocus)
     check_sizes(rings=rings)
     wavelengths, weights, poly = _spectrum(optic, wavelength, polychromatic)
     z = be.asarray(shifts)

@@ -94,33 +94,3 @@ def wavelengths(lens) -> dict:
             )
         table["weights"] = weights
     return table
-
-
-def _vignetting(lens, count):
-    """The fields' vignetting factors as OpticStudio's (VDXN ... VCYN lists), or None.
-
-    CODE V's VUX, VLX (VUY, VLY) move the upper and lower pupil edges inward by those
-    fractions: px' = px (1 − (VUX + VLX)/2) + (VLX − VUX)/2, so VCX = (VUX + VLX)/2 and
-    VDX = (VLX − VUX)/2 (optics.fields_vignetting).
-    """
-    columns = {}
-    for key in ("VUX", "VLX", "VUY", "VLY"):
-        values, command = lens.vignetting.get(key, ([0.0] * count, None))
-        if len(values) != count:
-            raise LensFileError(
-                f"{command.where}: {key} has {len(values)} values for {count} fields"
-            )
-        columns[key] = values
-    if not any(v for values in columns.values() for v in values):
-        return None
-    pairs = {"X": (columns["VUX"], columns["VLX"]), "Y": (columns["VUY"], columns["VLY"])}
-    table = {}
-    for axis, (upper, lower) in pairs.items():
-        table[f"VD{axis}N"] = [(lo - up) / 2.0 for up, lo in zip(upper, lower)]
-        table[f"VC{axis}N"] = [(up + lo) / 2.0 for up, lo in zip(upper, lower)]
-        if any(c >= 1.0 for c in table[f"VC{axis}N"]):
-            raise LensFileError(
-                f"{lens.source}: VU{axis}/VL{axis}: the pupil is vignetted to nothing "
-                "((VU + VL)/2 must be below 1)"
-            )
-    return table
