@@ -11,6 +11,8 @@ from .surfaces import Surface
 
 APERTURE_TYPES = ("epd", "image_fno", "object_na", "stop_diameter")
 FIELD_TYPES = ("angle", "object_height", "paraxial_image_height", "real_image_height")
+#: Field types of a telecentric object space: each names one object point (an axial chief ray).
+TELECENTRIC_FIELD_TYPES = ("object_height", "paraxial_image_height", "real_image_height")
 AIMING_MODES = ("paraxial", "real")
 
 
@@ -164,9 +166,11 @@ class Optic:
             raise ConfigurationError(
                 f"{where} needs [aperture] type = 'object_na', not {self.aperture.type!r}"
             )
-        if self.fields.type != "object_height":
+        if self.fields.type not in TELECENTRIC_FIELD_TYPES:
             raise ConfigurationError(
-                f"{where} needs [fields] type = 'object_height', not {self.fields.type!r}"
+                f"{where} needs [fields] type = 'object_height', 'paraxial_image_height' or "
+                f"'real_image_height' (the chief ray leaves the object parallel to the axis), "
+                f"not {self.fields.type!r}"
             )
         if self.aiming == "real":
             raise ConfigurationError(

@@ -234,23 +234,35 @@ def test_telecentric_flag_optics_cannot_honour_warns_naming_ftyp(field_type, ape
 
 
 @pytest.mark.parametrize("field_type", [2, 3])
-def test_telecentric_image_height_fields_become_the_object_heights_imaged_there(field_type):
-    with pytest.warns(ZemaxWarning, match=r"FTYP: .* image height fields in telecentric"):
-        optic = loads(_finite(field_type=field_type).encode(), "lens.zmx")
-    assert optic.fields.object_telecentric and optic.fields.type == "object_height"
-    heights = [y for _, y in optic.fields.values]
+def test_telecentric_image_height_fields_are_kept_and_name_their_object_points(field_type):
+    optic = loads(_finite(field_type=field_type).encode(), "lens.zmx")
+    kind = {2: "paraxial_image_height", 3: "real_image_height"}[field_type]
+    assert optic.fields.object_telecentric and optic.fields.type == kind
     magnification = float(paraxial(optic).magnification)
-    if field_type == 2:  # paraxial image height 2 mm: h = 2 / m
-        assert heights == [0.0, 2.0 / magnification]
-        return
-    # Real image height 2 mm: the axis-parallel chief ray of the top field lands there.
-    assert heights[1] != pytest.approx(2.0 / magnification, rel=1e-6)  # not the paraxial one
-    hy = np.array([y for _, y in optic.fields.normalized()])  # (0, -1): the image inverts
-    rays = optics.trace_surfaces(optic, (0.0, hy), (0.0, 0.0))
+    hy = np.array([y for _, y in optic.fields.normalized()])
+    rays = optics.trace_surfaces(optic, (0.0 * hy, hy), (0.0, 0.0))
     assert float(rays[0].M[1]) == 0.0  # parallel to the axis
-    np.testing.assert_allclose(np.asarray(rays[-1].y), [0.0, 2.0], atol=1e-12)
+    heights = np.asarray(rays[0].y)
+    if field_type == 2:
+        # Paraxial image height 2 mm on the image surface (as for any paraxial image height):
+        # the real solve of a tiny field, 2e-4 mm, scaled up (aberrations are third order).
+        tiny = loads(
+            _text(
+                "OBNA 0.05 0\nRAIM 0 0 1 1 0 0 0 0 0",
+                field_type=3,
+                telecentric=1,
+                field=2e-4,
+                distance=150,
+            ).encode(),
+            "tiny.zmx",
+        )
+        start = optics.trace_surfaces(tiny, (0.0, hy), (0.0, 0.0))[0]
+        np.testing.assert_allclose(heights, np.asarray(start.y) * 1e4, rtol=1e-6, atol=0)
+    else:  # real image height 2 mm: the axis-parallel chief ray of the top field lands there
+        assert heights[1] != pytest.approx(2.0 / magnification, rel=1e-6)
+        np.testing.assert_allclose(np.asarray(rays[-1].y), [0.0, 2.0], atol=1e-12)
     _, text = _round_trip(optic)
-    assert "\r\nFTYP 1 1 2 1 0 0 0\r\n" in text  # written back as object heights
+    assert f"\r\nFTYP {field_type} 1 2 1 0 0 0\r\n" in text  # written back as read
 
 
 def test_real_aiming_without_a_stop_radius_stays_paraxial_with_a_warning():

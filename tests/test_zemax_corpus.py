@@ -239,14 +239,18 @@ def _load_recording(name, fallback):
 def test_corpus_mappings_of_floa_raim_and_the_telecentric_flag():
     floa = _load("optiland-lens_floa.zmx", None)
     assert (floa.aperture.type, floa.aperture.value) == ("stop_diameter", 17.0)  # DIAM 8.5
-    # Real-image-height fields in telecentric object space become the object heights whose
-    # axis-parallel chief rays image at 0, 8 and 12 mm (real rays, to round-off).
+    # Real-image-height fields in telecentric object space are kept: the field solve finds
+    # the object heights whose axis-parallel chief rays image at 0, 8 and 12 mm (real rays,
+    # to round-off), 0, -31.9957 and -47.9946 mm (rayoptics 0.9.10, tracing axis-parallel
+    # rays from them through its own reading of the file: 7.99999956 and 11.9999994 mm).
     telecentric, messages = _load_recording("rayoptics-US05831776-1.zmx", None)
-    assert telecentric.fields.object_telecentric and telecentric.fields.type == "object_height"
-    assert any("FTYP: real image height fields in telecentric" in m for m in messages)
+    assert telecentric.fields.object_telecentric
+    assert telecentric.fields.type == "real_image_height"
+    assert not any("FTYP" in m for m in messages)
     hy = np.array([y for _, y in telecentric.fields.normalized()])
-    chief = optics.trace_rays(telecentric, (0.0 * hy, hy), (0.0, 0.0))
-    np.testing.assert_allclose(np.asarray(chief.y), [0.0, 8.0, 12.0], atol=1e-12)
+    path = optics.trace_surfaces(telecentric, (0.0 * hy, hy), (0.0, 0.0))
+    np.testing.assert_allclose(np.asarray(path[-1].y), [0.0, 8.0, 12.0], atol=1e-12)
+    np.testing.assert_allclose(np.asarray(path[0].y), [0.0, -31.99571, -47.99459], atol=1e-5)
     patent, messages = _load_recording("patent-US20030048547A1-t3.zmx", None)
     assert patent.aiming == "paraxial"
     assert any("RAIM: ray aiming is not kept" in m for m in messages)

@@ -48,11 +48,17 @@ def object_space_field(optic, hx, hy, first_order=None):
 
 
 def unit_field_image_height(optic, first_order):
-    """Paraxial image height (mm) for q = 1 (unit slope, or 1 mm of object height)."""
+    """Paraxial image height (mm) for q = 1 (unit slope, or 1 mm of object height).
+
+    The paraxial chief ray through the entrance-pupil centre, or, in telecentric object
+    space, parallel to the axis (the paraxial magnification).
+    """
     rays = basis_rays(optic)
     ep = first_order.ep_position
     if optic.object_at_infinity:
         y1, u0 = -ep, 1.0
+    elif optic.fields.object_telecentric:  # the chief ray leaves the object parallel to the axis
+        y1, u0 = 1.0, 0.0
     else:
         u0 = -1.0 / (ep + optic.surfaces[0].thickness)
         y1 = 1.0 + u0 * optic.surfaces[0].thickness

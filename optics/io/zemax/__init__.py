@@ -30,10 +30,9 @@ from ...system import Aperture
 from ...trace.aim import stop_radius
 from .._files import read_bytes
 from .._schema import optic_from_dict
-from . import _floa, _multiconfig, _surfaces, _system, _telecentric, _text
+from . import _floa, _multiconfig, _surfaces, _system, _text
 from ._glass import ZemaxWarning
 from ._system import VIGNETTING_KEYWORDS
-from ._telecentric import IMAGE_HEIGHT_TYPES
 from ._writer import dumps, encode
 
 __all__ = ["ZemaxWarning", "read", "reads", "load", "loads", "dumps", "encode", "EXTENSIONS"]
@@ -56,9 +55,7 @@ def read(path, *, glass_fallback=None) -> dict:
 
     Use :func:`load` for an Optic; this is the data before the paraxial step.  A
     FLOA aperture whose stop has no DIAM is ``{"type": "floating", "limits":
-    {surface: DIAM}}`` here; :func:`load` sizes the stop from those (``_floa``),
-    and turns image-height fields in telecentric object space into object
-    heights (``_telecentric``).
+    {surface: DIAM}}`` here; :func:`load` sizes the stop from those (``_floa``).
     """
     path = Path(path)
     raw = read_bytes(path, str(path), "lens file")
@@ -172,16 +169,11 @@ def _optic_from_zmx_data(data, source):
     if vignetting is not None:  # not a lens-file key: set on the Optic's fields below
         fields = {k: v for k, v in fields.items() if k != "vignetting"}
         data = dict(data, fields=fields)
-    telecentric_image = fields.get("object_telecentric") and fields["type"] in IMAGE_HEIGHT_TYPES
-    if telecentric_image:
-        data = dict(data, fields=dict(fields, type="object_height"))
     # The file's values are OpticStudio's own solved values (with its glass data): kept as
     # read; the solves act from the first change on (docs/zemax.md).
     optic = optic_from_dict(data, source, solve=False)
     if vignetting is not None:
         optic.fields.vignetting = Vignetting(*(tuple(vignetting[k]) for k in VIGNETTING_KEYWORDS))
-    if telecentric_image:
-        _telecentric.to_object_heights(optic, fields["type"], optic.fields.values, source)
     if fno:
         _resolve_fno(optic, aperture["value"], infinite)
     if floating:

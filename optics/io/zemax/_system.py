@@ -203,9 +203,9 @@ def telecentric_and_aiming(data, zmx, source):
     """Set ``[fields] object_telecentric`` and ``[aiming]`` from FTYP and RAIM.
 
     Telecentric object space is kept only where the lens file allows it (a
-    finite object, an ``object_na`` aperture, ``object_height`` fields, or
-    image-height fields that the loader turns into object heights: _telecentric.py);
-    there the aiming mode does not apply.  Otherwise a warning names FTYP.
+    finite object, an ``object_na`` aperture, object-height or image-height fields,
+    the image heights solved for their object points by the field solve); there the
+    aiming mode does not apply.  Otherwise a warning names FTYP.
     """
     mode = ray_aiming(zmx, source)
     if object_telecentric(zmx, source):

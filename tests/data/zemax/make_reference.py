@@ -28,6 +28,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 import optics
 from optics import backend as be
 from optics import paraxial
@@ -90,8 +92,8 @@ def overrides(path, optic):
 
     - FLOA with no stop DIAM (optics sizes the stop from the other surfaces' DIAM):
       Optiland gets optics' entrance pupil diameter (``epd``);
-    - image-height fields in telecentric object space (optics solves them to object
-      heights at load): Optiland gets those object heights, telecentric (``fields``).
+    - image-height fields in telecentric object space (optics' field solve finds their
+      object points): Optiland gets those object heights, telecentric (``fields``).
     """
     out = {}
     with warnings.catch_warnings():
@@ -114,8 +116,19 @@ def overrides(path, optic):
         copy.write_bytes(codecs.BOM_UTF16_LE + "\n".join(lines).encode("utf-16-le"))
         out["file"], out["epd"] = str(copy), epd
     if optic.fields.object_telecentric:
-        values = [[x / unit_scale(path), y / unit_scale(path)] for x, y in optic.fields.values]
+        # The object heights of the fields (optics' field solve for image-height fields).
+        hx, hy = (np.array([f[i] for f in optic.fields.normalized()]) for i in (0, 1))
+        qx, qy = (be.to_numpy(q) for q in field_parameters(optic, hx, hy))
+        values = [[x / unit_scale(path), y / unit_scale(path)] for x, y in zip(qx, qy)]
         out["fields"] = {"type": "object_height", "values": values, "telecentric": True}
+        # Optiland's normalized field is linear in object height, an image height's object
+        # point is not: each named ray gets the normalized object height of its own point.
+        top = max(abs(float(v)) for v in np.concatenate([qx, qy]))
+        rx, ry = (
+            be.to_numpy(q)
+            for q in field_parameters(optic, *map(np.array, zip(*[r[1:3] for r in RAYS])))
+        )
+        out["rays"] = [[x / top, y / top, *r[3:]] for x, y, r in zip(rx, ry, RAYS)]
     return out
 
 
