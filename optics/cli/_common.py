@@ -110,7 +110,7 @@ def add_lens_options(parser):
         default=[],
         type=_model_glass_option,
         metavar="NAME=nd,vd",
-        help="supply a glass that no catalog has as a model glass, e.g. N-FK56=1.43425,94.95 "
+        help="supply a glass that no catalog has as a model glass, e.g. MY-GLASS=1.5168,64.17 "
         "(repeatable)",
     )
 
@@ -217,7 +217,7 @@ def _model_glass_option(text):
     parts = numbers.split(",")
     if not equals or not name.strip() or len(parts) != 2:
         raise argparse.ArgumentTypeError(
-            f"expected NAME=nd,vd (e.g. N-FK56=1.43425,94.95), not {text!r}"
+            f"expected NAME=nd,vd (e.g. MY-GLASS=1.5168,64.17), not {text!r}"
         )
     try:
         nd, vd = (float(p) for p in parts)
