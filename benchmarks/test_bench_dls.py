@@ -41,13 +41,15 @@ from optics.optimize import optimize, problem_from_lens
 
 HERE = Path(__file__).resolve().parent / "dls"
 
-#: Optiland 0.6.3 per problem: its start merit, then per optimizer
-#: (final merit, seconds, finished: False when stopped by the CPU budget).
+#: Optiland 0.6.3 per problem: its start merit, then per optimizer (final merit,
+#: seconds, finished: False when its CPU budget stopped it); None: not measured
+#: (DifferentialEvolution on the larger problems did not finish in the session).
 OPTILAND = {
     "singlet_f4": {
         "start": 0.2647064641668307,
         "ls": (0.0037242086947654567, 35.4, True),  # wall s, earlier run, 549 evaluations
-        "de": None,
+        # Budget 120 CPU s, then SciPy's L-BFGS-B polish; 9233 evaluations.
+        "de": (0.003724433606257638, 170.9, False),
     },
     "doublet": {
         "start": 1528.766006475144,
@@ -62,17 +64,17 @@ OPTILAND = {
     },
     "cooke_flat": {
         "start": 14.728998774108229,
-        "ls": None,
+        "ls": (0.002950570106075953, 120.5, False),  # 128 evaluations
         "de": None,
     },
     "double_gauss_perturbed": {
         "start": 64.88461611923339,
-        "ls": None,
+        "ls": (0.0022126607383299688, 61.4, False),  # 39 evaluations
         "de": None,
     },
     "wide_angle_us3583791": {
         "start": 0.029736952850919023,
-        "ls": None,
+        "ls": (0.016007247626725844, 60.5, False),  # 24 evaluations
         "de": None,
     },
 }
@@ -82,14 +84,31 @@ STEPS = 1000
 
 
 def run_dls(name, steps):
-    """One ``dls`` run on NumPy from the lens file: (result, wall s, CPU s)."""
+    """One ``dls`` run on NumPy from the lens file.
+
+    Returns the result, its wall and CPU seconds and the CPU seconds at each
+    accepted step, as (merit, seconds) pairs.
+    """
     wall, cpu = time.perf_counter(), time.process_time()
+    trace = []
+
+    def record(entry):
+        trace.append((entry.merit, time.process_time() - cpu))
+        return False
+
     lens = load(HERE / f"{name}.toml")
     with be.using("numpy"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         problem, _ = problem_from_lens(lens)
-        result = optimize(problem, "dls", steps=steps, merit_tol=1e-12, grad_tol=1e-12)
-    return result, time.perf_counter() - wall, time.process_time() - cpu
+        result = optimize(
+            problem, "dls", steps=steps, merit_tol=1e-12, grad_tol=1e-12, callback=record
+        )
+    return result, time.perf_counter() - wall, time.process_time() - cpu, trace
+
+
+def seconds_to_reach(trace, merit):
+    """CPU seconds at the first step whose merit is at most ``merit`` (None: never)."""
+    return next((s for m, s in trace if m <= merit * (1 + 1e-6)), None)
 
 
 @pytest.mark.parametrize("name", list(OPTILAND))
@@ -97,10 +116,10 @@ def test_dls_design_problem(benchmark, name, report):
     out = {}
 
     def run():
-        out["result"], out["wall"], out["cpu"] = run_dls(name, 3 if QUICK else STEPS)
+        out["run"] = run_dls(name, 3 if QUICK else STEPS)
 
     benchmark.pedantic(run, rounds=1, iterations=1)
-    result, wall, cpu = out["result"], out["wall"], out["cpu"]
+    result, wall, cpu, trace = out["run"]
     reference = OPTILAND[name]
     # Our start merit: equal to Optiland's (N-SK16 against SK16 on cooke_perturbed).
     rel = 1e-4 if name == "cooke_perturbed" else 1e-12
@@ -113,12 +132,19 @@ def test_dls_design_problem(benchmark, name, report):
     for driver in ("ls", "de"):
         if reference[driver] is None:
             continue
-        merit, seconds, _finished = reference[driver]
+        merit, seconds, finished = reference[driver]
+        reached = seconds_to_reach(trace, merit)
+        report(f"  {name}: dls reaches Optiland {driver}'s merit {merit:.6g} at {reached} CPU s")
         expect_target(
             result.merit_after <= merit * (1 + 1e-6),
             f"{name}: dls merit {result.merit_after:.10g} <= Optiland {driver}'s {merit:.10g}",
         )
+        # A run Optiland finished: our whole run against its time.  One its budget
+        # stopped: Optiland needed the budget to get to that merit, so our time to
+        # the same merit is what compares (our whole run is reported above).
+        ours = cpu if finished else (reached if reached is not None else float("inf"))
         expect_target(
-            cpu <= seconds / 3,
-            f"{name}: dls {cpu:.1f} s <= a third of Optiland {driver}'s {seconds:.1f} s",
+            ours <= seconds / 3,
+            f"{name}: dls {ours:.1f} s <= a third of Optiland {driver}'s {seconds:.1f} s"
+            + ("" if finished else " (its budget; dls to the same merit)"),
         )
