@@ -54,28 +54,28 @@ OPTILAND = {
     "doublet": {
         "start": 1528.766006475144,
         "ls": (0.0001689392079826813, 89.7, True),  # wall s, earlier run, 249 evaluations
-        "de": None,
+        "de": None,  # still in the L-BFGS-B polish after 416 CPU s (budget 60)
     },
     "cooke_perturbed": {
         # Optiland resolves SK16 to N-SK16 (its start merit is 130.39899, ours 130.39212).
         "start": 130.39211593446035,
         "ls": (0.00015957165296190753, 954.7, False),  # wall s, stopped at 1000 evaluations
-        "de": None,
+        "de": None,  # not run
     },
     "cooke_flat": {
         "start": 14.728998774108229,
         "ls": (0.002950570106075953, 120.5, False),  # 128 evaluations
-        "de": None,
+        "de": None,  # still in the polish after 596 CPU s (budget 120)
     },
     "double_gauss_perturbed": {
         "start": 64.88461611923339,
         "ls": (0.0022126607383299688, 61.4, False),  # 39 evaluations
-        "de": None,
+        "de": None,  # still in the polish after 412 CPU s (budget 60)
     },
     "wide_angle_us3583791": {
         "start": 0.029736952850919023,
         "ls": (0.016007247626725844, 60.5, False),  # 24 evaluations
-        "de": None,
+        "de": None,  # not run
     },
 }
 
