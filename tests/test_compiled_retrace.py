@@ -21,6 +21,9 @@ from optics.trace import Compiled, trace_rays, trace_surfaces
 from optics.trace.methods import compiled
 from optics.trace.methods._compiled_inputs import unpadded
 
+# torch.compile / jax.jit graphs: a step of their own (./dev compile-tests, .ci/run).
+pytestmark = pytest.mark.compile
+
 FIELD = (0.0, 0.7)
 COMPONENTS = ("x", "y", "z", "L", "M", "N", "opd")
 
