@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -43,9 +44,14 @@ def test_dev_pins_torch_before_the_project_and_splits_off_the_compile_tests():
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
 def test_dev_without_a_known_command_is_one_usage_line_and_exit_2(tmp_path):
+    venv = tmp_path / "venv"
     done = subprocess.run(
-        ["bash", str(ROOT / "dev"), "bogus"], capture_output=True, text=True, timeout=30
+        ["bash", str(ROOT / "dev"), "bogus"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "OPTICS_VENV": str(venv)},
     )
     assert done.returncode == 2
     assert done.stderr.startswith("usage: ./dev demo") and done.stderr.count("\n") == 1
-    assert not (tmp_path / ".venv").exists()
+    assert not venv.exists()  # refused before any install
