@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 import pytest
+from _zemax_corpus import ABSENT, corpus_dir
 
 from optics import backend as be
 
@@ -47,6 +48,29 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_report_header(config):
+    """Say once, at the top, whether the shared Zemax corpus is here."""
+    folder = corpus_dir()
+    if folder.is_dir():
+        return f"zemax corpus: {folder} ({sum(1 for _ in folder.iterdir())} files)"
+    return (
+        f"zemax corpus: ABSENT ({folder}): the tests that read it skip (one line in the "
+        "summary); the reader is still tested on tests/data/zemax/*.zmx. Set "
+        "OPTICS_SHARED_DIR to the folder holding zemax/files to run them."
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Give every corpus skip one location, so that ``-ra`` folds them into one line."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2])
+        if ABSENT in reason:
+            report.longrepr = ("tests/_zemax_corpus.py", None, reason.removeprefix("Skipped: "))
 
 
 def _backend_param(name):

@@ -253,8 +253,8 @@ def test_graph_size_does_not_depend_on_the_iterations(torch_backend):
     assert autograd_graph_size(loose.px) == autograd_graph_size(tight.px) > 0
 
 
+@pytest.mark.compile
 def test_compiled_trace_launches_the_real_aim(torch_backend):
-
     optic = singlet(fields=(0.0, 20.0))
     optic.surfaces[1].is_stop, optic.surfaces[2].is_stop = False, True
     optic.aiming = "real"

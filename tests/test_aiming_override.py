@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from _zemax_corpus import corpus_dir
+from _zemax_corpus import absent_reason, corpus_dir
 
 import optics
 from optics import backend as be
@@ -54,7 +54,7 @@ def test_an_unknown_aiming_mode_is_refused_with_its_name():
 def test_the_patent_lens_with_real_aiming_in_its_file_keeps_its_field_under_paraxial():
     path = corpus_dir() / "rayoptics-US08427765-1.ZMX"
     if not path.exists():
-        pytest.skip(f"the shared Zemax corpus is absent ({path})")
+        pytest.skip(absent_reason())
     optic = optics.load(path, glass_fallback="model")
     assert optic.aiming == "real" and optic.fields.type == "real_image_height"
     for mode in ("paraxial", "real"):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _zemax_corpus import corpus_dir
+from _zemax_corpus import corpus_dir, needs_corpus
 
 import optics
 from optics import backend as be
@@ -78,7 +78,7 @@ def test_shipped_files_round_trip_and_trace_alike(name):
     assert _quiet(codev.dumps, second, "written.seq") == text  # a fixed point
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/zemax/files is absent")
+@needs_corpus
 @pytest.mark.parametrize("name", CORPUS_CHAIN)
 def test_zmx_to_seq_to_optic_traces_like_the_zmx(name):
     first = _quiet(optics.load, CORPUS / name)

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _zemax_corpus import corpus_dir
+from _zemax_corpus import corpus_dir, needs_corpus
 from helpers import UNLIKE_DESIGNS, cooke_chebyshev, corpus_design
 
 from optics import backend as be
@@ -20,6 +20,9 @@ from optics.io import load
 from optics.trace import Compiled, trace_rays, trace_surfaces
 from optics.trace.methods import compiled
 from optics.trace.methods._compiled_inputs import unpadded
+
+# torch.compile / jax.jit graphs: a step of their own (./dev compile-tests, .ci/run).
+pytestmark = pytest.mark.compile
 
 FIELD = (0.0, 0.7)
 COMPONENTS = ("x", "y", "z", "L", "M", "N", "opd")
@@ -142,7 +145,7 @@ def test_compiled_bundles_are_traced_again_too(autodiff_backend, monkeypatch):
     assert not assert_same_rays(flat(fused.rays), flat(eager)).all()
 
 
-@pytest.mark.skipif(not corpus_dir().is_dir(), reason="../shared/zemax/files is absent")
+@needs_corpus
 @pytest.mark.parametrize(
     "name",
     # four aspheres, most rays vignetted (the 20-surface patent-US20030048547A1-t3,

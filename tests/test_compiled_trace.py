@@ -25,6 +25,9 @@ from optics.trace.methods import compiled
 
 torch = pytest.importorskip("torch")
 
+# torch.compile / jax.jit graphs: a step of their own (./dev compile-tests, .ci/run).
+pytestmark = pytest.mark.compile
+
 FIELD = (0.0, 0.7)
 COMPONENTS = ("x", "y", "z", "L", "M", "N", "opd")
 # Few masked steps keep the captured graph (and the test) small; these

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from _zemax_corpus import corpus_dir
+from _zemax_corpus import absent_reason, corpus_dir
 from helpers import corpus_design
 
 import optics
@@ -88,7 +88,7 @@ def _load(name):
     if name.endswith(".zmx"):
         path = corpus_dir() / name
         if not path.is_file():
-            pytest.skip(f"{path} is absent")
+            pytest.skip(absent_reason())
         return optics.load(path)
     return optics.load(name) if name in ("singlet", "achromat") else corpus_design(name)
 

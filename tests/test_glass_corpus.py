@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _zemax_corpus import corpus_dir
+from _zemax_corpus import corpus_dir, needs_corpus
 
 from optics import _glass_catalog
 from optics.analysis import spot_diagram
@@ -28,7 +28,7 @@ from optics.io.zemax import ZemaxWarning
 from optics.materials import CatalogGlass
 
 CORPUS = corpus_dir()
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/zemax/files is absent")
+pytestmark = needs_corpus
 
 CATALOGS = {
     "schott.agf": """CC test catalog: SCHOTT overview 2025-01-13

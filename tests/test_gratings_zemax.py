@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from _zemax_corpus import corpus_dir
+from _zemax_corpus import corpus_dir, needs_corpus
 from test_gratings import WAVELENGTH, _diffractive_lens, _grating, _system
 
 import optics
@@ -33,9 +33,6 @@ def test_zmx_export_and_read_back(tmp_path):
 
 
 CORPUS = corpus_dir()
-needs_corpus = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason="../shared/zemax/files is absent (set OPTICS_SHARED_DIR)"
-)
 RAYS = [((0.0, 0.0), (0.0, 0.0)), ((0.0, 0.0), (0.0, 1.0)), ((0.2, 0.8), (-0.15, 0.7))]
 
 # Optiland 0.6.3 (it does not read DGRATING: the system built with its API as the

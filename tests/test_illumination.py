@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pytest
-from _zemax_corpus import corpus_dir
+from _zemax_corpus import absent_reason, corpus_dir
 
 import optics
 from optics import backend as be
@@ -37,7 +37,7 @@ def _cooke(vignetted=False):
 def _corpus(name):
     path = corpus_dir() / name
     if not path.is_file():
-        pytest.skip(f"{path} is absent")
+        pytest.skip(absent_reason())
     return optics.load(path)
 
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from _zemax_corpus import corpus_dir
+from _zemax_corpus import absent_reason, corpus_dir
 
 import optics
 from optics import backend as be
@@ -58,7 +58,7 @@ def test_the_marginal_ray_direction_follows_snell_into_the_glass(backend):
 def test_the_image_surface_leaves_directions_as_the_last_lens_surface_made_them():
     path = corpus_dir() / "patent-US20030048547A1-t3.zmx"
     if not path.exists():
-        pytest.skip(f"the shared Zemax corpus is absent ({path})")
+        pytest.skip(absent_reason())
     with pytest.warns(UserWarning):
         optic = optics.load(path, glass_fallback="model")
     # The file's last gap has n' = 0.999982 and its image surface says air: refracted

@@ -16,6 +16,9 @@ from optics.backend import _jax_compile, _jax_parts
 from optics.trace import trace_rays
 
 jax = pytest.importorskip("jax")
+
+# torch.compile / jax.jit graphs: a step of their own (./dev compile-tests, .ci/run).
+pytestmark = pytest.mark.compile
 ROWS = 3 * 4096  # three chunks
 
 

@@ -23,6 +23,9 @@ from optics.system import Fields
 from optics.trace import trace_rays
 
 jax = pytest.importorskip("jax")
+
+# torch.compile / jax.jit graphs: a step of their own (./dev compile-tests, .ci/run).
+pytestmark = pytest.mark.compile
 COMPONENTS = ("x", "y", "z", "L", "M", "N", "opd")
 HEIGHTS = (6.0, 12.0, 18.0)  # mm on the image surface
 

@@ -14,6 +14,9 @@ import optics
 from optics import backend as be
 
 jax = pytest.importorskip("jax")
+
+# torch.compile / jax.jit graphs: a step of their own (./dev compile-tests, .ci/run).
+pytestmark = pytest.mark.compile
 RADIUS = 22.01359  # surface 1 of the Cooke triplet sample
 
 

@@ -19,6 +19,9 @@ from optics.trace import trace_rays
 from optics.trace.methods import compiled
 
 jax = pytest.importorskip("jax")
+
+# torch.compile / jax.jit graphs: a step of their own (./dev compile-tests, .ci/run).
+pytestmark = pytest.mark.compile
 COMPONENTS = ("x", "y", "z", "L", "M", "N", "opd")
 
 

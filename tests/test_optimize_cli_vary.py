@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from _zemax_corpus import corpus_dir
+from _zemax_corpus import absent_reason, corpus_dir
 
 from optics.cli import main
 from optics.cli._optimize_args import parse_constraint, parse_operand
@@ -91,7 +91,7 @@ def test_a_bad_vary_is_one_line_and_exit_2(capsys):
     assert "--vary" in err and err.count("\n") == 1
 
 
-@pytest.mark.skipif(not ZMX.exists(), reason="the shared Zemax corpus is absent")
+@pytest.mark.skipif(not ZMX.exists(), reason=absent_reason())
 def test_an_imported_zmx(tmp_path, capsys):
     out = tmp_path / "ef35.toml"
     argv = [

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _zemax_corpus import corpus_dir
+from _zemax_corpus import absent_reason, corpus_dir
 from helpers import singlet
 
 import optics
@@ -22,7 +22,7 @@ EF35 = corpus_dir() / "deeplens-ef35mm_f2.0.zmx"
 
 def _ef35():
     if not EF35.exists():
-        pytest.skip(f"{EF35} is absent")
+        pytest.skip(absent_reason())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ZemaxWarning)  # the floating stop's DIAM note
         return optics.load(EF35)
@@ -180,7 +180,7 @@ def test_zmx_corpus_solves_are_read():
     """The corpus's CURV 4 / 11 codes and PZUP lines (kbg-CookeTriplet, US00583336)."""
     path = corpus_dir() / "rayoptics-US00583336-2-scaled.zmx"
     if not path.exists():
-        pytest.skip(f"{path} is absent")
+        pytest.skip(absent_reason())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ZemaxWarning)
         optic = optics.load(path)

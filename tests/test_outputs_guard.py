@@ -93,9 +93,24 @@ def _interrupt_at(monkeypatch, trial, signum):
     monkeypatch.setattr(_runner, "run_trial", run_trial)
 
 
+@pytest.fixture
+def ctrl_c_raises():
+    """Python's own SIGINT handler (KeyboardInterrupt) for the test, as a terminal run has.
+
+    A process started in the background by a non-interactive shell (``cmd &``, nohup, some
+    CI runners) inherits SIGINT ignored, and Python then leaves it ignored: without this
+    the SIGINT case would depend on how the suite was launched.
+    """
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 @posix_signals
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
-def test_an_interrupted_monte_carlo_writes_the_trials_it_finished(lens, capsys, monkeypatch, name):
+def test_an_interrupted_monte_carlo_writes_the_trials_it_finished(
+    lens, capsys, monkeypatch, name, ctrl_c_raises
+):
     _interrupt_at(monkeypatch, 2, getattr(signal, name))
     out = lens.parent / "trials.csv"
     argv = ["tolerance", str(lens), "--monte-carlo", "4", "--workers", "1", "-o", str(out)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import csv
 import json
+import socket
 
 import numpy as np
 import pytest
@@ -132,5 +133,10 @@ def test_bad_options_are_one_line(lens, capsys, options, message):
 
 def test_an_unreachable_scheduler_is_one_line(lens, capsys, monkeypatch):
     monkeypatch.setattr(_runner, "CONNECT_TIMEOUT", 1.0)
-    argv = ["tolerance", str(lens), "--backend", "numpy", "--scheduler", "tcp://127.0.0.1:9"]
-    assert "no Dask scheduler answered at 'tcp://127.0.0.1:9'" in _error(capsys, argv)
+    # A port the OS gives us, held but not listening: connecting is refused, and nothing
+    # else on the machine can be listening there.
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{held.getsockname()[1]}"
+        argv = ["tolerance", str(lens), "--backend", "numpy", "--scheduler", address]
+        assert f"no Dask scheduler answered at {address!r}" in _error(capsys, argv)

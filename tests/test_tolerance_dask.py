@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -35,10 +34,16 @@ ROOT = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 90.0  # seconds for the scheduler and both workers to come up (a loaded CI box)
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _scheduler_address(path, processes, deadline):
+    """The address the scheduler wrote to ``path`` once it listens (its port chosen by the OS)."""
+    while True:
+        try:
+            return json.loads(path.read_text())["address"]
+        except (OSError, ValueError, KeyError):
+            pass
+        if time.monotonic() > deadline or any(p.poll() is not None for p in processes):
+            return None
+        time.sleep(0.2)
 
 
 def _stop(process):
@@ -59,7 +64,6 @@ def cluster(tmp_path_factory):
         os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     )
     env.update(OMP_NUM_THREADS="1")
-    address = f"tcp://127.0.0.1:{_free_port()}"
     dask = [sys.executable, "-m", "dask"]
     processes = []
 
@@ -69,13 +73,19 @@ def cluster(tmp_path_factory):
         return processes[-1]
 
     try:
-        port = address.rsplit(":", 1)[1]
-        start(["scheduler", "--host", "127.0.0.1", "--port", port, "--no-dashboard"], "scheduler")
+        # Port 0: the OS picks a free port (no race with anything else on the machine);
+        # the scheduler writes the address it got to the scheduler file.
+        scheduler_file = logs / "scheduler.json"
+        scheduler = ["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
+        start([*scheduler, "--scheduler-file", str(scheduler_file)], "scheduler")
+        deadline = time.monotonic() + START_TIMEOUT
+        address = _scheduler_address(scheduler_file, processes, deadline)
+        if address is None:
+            pytest.fail("the Dask test scheduler did not start: see " + str(logs))
         worker = ["worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"]
         workers = [
             start([*worker, "--host", "127.0.0.1", "--name", f"w{i}"], f"w{i}") for i in (0, 1)
         ]
-        deadline = time.monotonic() + START_TIMEOUT
         with distributed.Client(address, timeout=f"{START_TIMEOUT}s") as client:
             while len(client.scheduler_info()["workers"]) < 2:
                 if time.monotonic() > deadline or any(p.poll() is not None for p in processes):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _zemax_corpus import corpus_dir
+from _zemax_corpus import corpus_dir, needs_corpus
 
 import optics
 from optics import paraxial
@@ -30,7 +30,7 @@ REFERENCE = json.loads(
     (Path(__file__).parent / "data" / "zemax" / "corpus_reference.json").read_text()
 )["files"]
 CORPUS = corpus_dir()
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/zemax/files is absent")
+pytestmark = needs_corpus
 TOLERANCE = 1e-9
 
 # Files whose Optiland reading cannot be corrected: their rays are not compared.

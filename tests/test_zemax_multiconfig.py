@@ -122,11 +122,11 @@ def test_corpus_files_with_one_configuration_stay_single(zemax_corpus_with_mnum)
 
 @pytest.fixture
 def zemax_corpus_with_mnum():
-    from _zemax_corpus import corpus_dir
+    from _zemax_corpus import absent_reason, corpus_dir
 
     folder = corpus_dir()
     if not folder.is_dir():
-        pytest.skip("the Zemax corpus is not here")
+        pytest.skip(absent_reason())
     marks = (b"MNUM", "MNUM".encode("utf-16-le"))
     paths = [p for p in sorted(folder.glob("*.zmx")) if any(m in p.read_bytes() for m in marks)]
     if not paths:

@@ -8,7 +8,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from _zemax_corpus import corpus_dir
+from _zemax_corpus import corpus_dir, needs_corpus
 
 import optics
 from optics.errors import LensFileError
@@ -29,7 +29,7 @@ def _quiet(function, *args, **kwargs):
         return function(*args, **kwargs)
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/zemax/files is absent")
+@needs_corpus
 @pytest.mark.parametrize("name", LOADABLE)
 def test_zmx_to_ours_to_zmx_to_ours_keeps_every_number(name):
     fallback = REFERENCE[name]["glass_fallback"]

@@ -167,16 +167,18 @@ def load(path):
     return None, None, first_error
 
 
-def main(optiland_python, only=()):
+def main(optiland_python, only=(), own=False):
+    """Measure the corpus (or, with ``own``, our files ours-*.zmx here) into its JSON."""
     helper = subprocess.Popen(
         [optiland_python, str(HERE / "optiland_side.py")],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    out_path = HERE / "corpus_reference.json"
+    out_path = HERE / ("own_reference.json" if own else "corpus_reference.json")
     results = json.loads(out_path.read_text())["files"] if only else {}
-    for path in sorted(corpus().iterdir()):
+    paths = sorted(HERE.glob("ours-*.zmx")) if own else sorted(corpus().iterdir())
+    for path in paths:
         if only and path.name not in only:
             continue
         optic, fallback, error = load(path)
@@ -245,6 +247,10 @@ def main(optiland_python, only=()):
 
 
 if __name__ == "__main__":
-    # make_reference.py [OPTILAND_PYTHON [FILE NAME ...]]: only the files named are
-    # remeasured (the others kept as they are) when names are given.
-    main(sys.argv[1] if len(sys.argv) > 1 else "/work/optiland-venv/bin/python", sys.argv[2:])
+    # make_reference.py [OPTILAND_PYTHON [--own] [FILE NAME ...]]: only the files named are
+    # remeasured (the others kept as they are) when names are given; --own measures our
+    # own files tests/data/zemax/ours-*.zmx into own_reference.json instead of the corpus.
+    args = sys.argv[2:]
+    own = "--own" in args
+    names = [a for a in args if a != "--own"]
+    main(sys.argv[1] if len(sys.argv) > 1 else "/work/optiland-venv/bin/python", names, own)
