@@ -39,8 +39,33 @@ def pytest_addoption(parser):
     )
 
 
+#: JAX cases whose time is XLA compiling each eager operation (10-30 s each on 2 cores,
+#: measured with --durations on a fresh clone): marked ``compile``, so they run in the
+#: compile step (./dev compile-tests) beside the torch.compile / jax.jit tests, and the
+#: README's test command stays under 10 minutes.
+JAX_COMPILE_HEAVY = (
+    "tests/test_wavefront_operands.py::test_operands_run_on_numpy_and_torch_alike[jax]",
+    "tests/test_wavefront_systems.py::test_strehl_of_a_slightly_defocused_paraboloid[jax]",
+    "tests/test_aiming.py::test_trace_rays_bundle_and_spot_honour_the_mode[jax]",
+    "tests/test_wavefront_systems.py::test_wavefront_statistics_converge_with_the_quadrature[jax]",
+    "tests/test_aiming.py::test_paraxial_aiming_warns_once_naming_the_fields[jax]",
+    "tests/test_optimize_cli.py::test_jax_gradient_and_scipy_drivers_lower_the_merit",
+    "tests/test_aiming.py::test_a_ray_that_cannot_reach_its_stop_point_is_invalid_not_dropped[jax]",
+    "tests/test_optimize_operands_optical.py::test_new_operand_gradients_match_finite_differences[jax]",
+    "tests/test_optimize_gradients.py::test_even_asphere_coefficient_gradient_matches_finite_differences[jax]",
+    "tests/test_wavefront_chunked.py::test_chunked_wavefront_samples_equal_one_batch[jax]",
+    "tests/test_gradcheck_cli.py::test_derivatives_through_the_real_image_height_field_solve[jax]",
+    "tests/test_configurations_batch.py::test_traced_operand_across_configurations_gradient_jax",
+    "tests/test_aiming.py::test_float32_aims_to_a_dtype_derived_tolerance[jax]",
+)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m "not compile" deselects
 def pytest_collection_modifyitems(config, items):
-    """Skip ``@pytest.mark.slow`` tests unless --runslow or OPTICS_RUN_SLOW=1 asks for them."""
+    """Mark JAX_COMPILE_HEAVY ``compile``; skip ``slow`` tests unless asked (--runslow)."""
+    for item in items:
+        if item.nodeid.startswith(JAX_COMPILE_HEAVY):
+            item.add_marker(pytest.mark.compile)
     wanted = config.getoption("--runslow", default=False)
     if wanted or os.environ.get("OPTICS_RUN_SLOW", "") == "1":
         return
