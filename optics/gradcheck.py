@@ -146,7 +146,7 @@ def check_gradients(
                 set_param(optic, path, leaf)
             return function(optic)
 
-        value, gradient = be.optim.value_and_gradient(loss, start)
+        value, gradient = be.value_and_gradient(loss, start)
         _write(optic, paths, start)
         checks = []
         for i, path in enumerate(paths):

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
+from . import accel
 from . import backend as be
 from .errors import LensFileError, OpticsError
 
@@ -259,7 +260,7 @@ def index_at(material: Material, wavelength):
     derivatives.
     """
     if isinstance(wavelength, numbers.Real) and not isinstance(wavelength, bool):
-        return be.on_host(_index, material, float(wavelength))
+        return accel.on_host(_index, material, float(wavelength))
     return _index(material, wavelength)
 
 

@@ -133,7 +133,7 @@ def derivative(fn, value) -> np.ndarray:
     """
     from optics import backend as be
 
-    _, jacobian = be.optim.residuals_and_jacobian(
+    _, jacobian = be.residuals_and_jacobian(
         lambda leaves: be.reshape(fn(leaves[0]), (-1,)), [value]
     )
     return jacobian[:, 0]

@@ -24,6 +24,7 @@ LAYERS = (
     ("optics._atomic", 0),
     ("optics.limits", 0),
     ("optics.backend", 0),
+    ("optics.accel", 1),
     ("optics._scheduler", 1),
     ("optics.solvers", 1),
     ("optics.polynomials", 2),

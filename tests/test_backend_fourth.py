@@ -96,3 +96,18 @@ def test_the_built_in_backends_define_every_required_name():
     for name in be.available_backends():
         module = _registry.load(name)
         assert _contract.missing(module, _registry.info(name)) == []
+
+
+def test_the_layers_above_reach_a_backend_through_capabilities_and_hooks():
+    """be.capabilities, be.hook and be.on_backend_load: what optics.accel may ask."""
+    import numpy as np
+
+    from optics import backend as be
+
+    assert be.capabilities().name == be.get_backend()
+    assert be.capabilities("numpy").ray_block == 2**15
+    assert be.hook("compiled_stage", np.zeros(2)) is None  # NumPy has no stages
+    assert be.hook("accumulate", np.zeros(2), 1.0) is not None  # in-place total += term
+    seen = []
+    be.on_backend_load(seen.append)
+    assert "numpy" in seen  # already loaded: called at once

@@ -1,10 +1,11 @@
-"""be.accumulate and be.add_product: the plain expression's values, in place only where allowed."""
+"""accel.accumulate and accel.add_product: the plain values, in place only where allowed."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from optics import accel
 from optics import backend as be
 
 
@@ -17,7 +18,7 @@ def test_add_product_equals_the_expression(backend):
     a, t, b = _arrays()
     for args in ((a, t, b), (a, 2.5, b), (a, t, 0.5), (1.0, t, b), (a[:1], t, b)):
         expected = be.to_numpy(args[0] + args[1] * args[2])
-        actual = be.to_numpy(be.add_product(*args))
+        actual = be.to_numpy(accel.add_product(*args))
         if backend == "numpy":  # the same two roundings
             np.testing.assert_array_equal(actual, expected)
         else:  # a fused multiply-add may round once: within an ulp of the terms
@@ -25,7 +26,7 @@ def test_add_product_equals_the_expression(backend):
             bound = bound + np.abs(be.to_numpy(args[1] * args[2]))
             np.testing.assert_allclose(actual, expected, rtol=0, atol=np.max(bound) * 2**-51)
     before = be.to_numpy(a).copy()
-    be.add_product(a, t, b)
+    accel.add_product(a, t, b)
     np.testing.assert_array_equal(be.to_numpy(a), before)  # the operands are never written
 
 
@@ -33,12 +34,12 @@ def test_accumulate_equals_the_expression_and_may_reuse_the_total(backend):
     a, t, _ = _arrays()
     total = a * 1.0  # a temporary of ours
     expected = be.to_numpy(total + 0.25 * t)
-    out = be.accumulate(total, t, 0.25)
+    out = accel.accumulate(total, t, 0.25)
     np.testing.assert_array_equal(be.to_numpy(out), expected)
     # A broadcasting term that would change the shape is never written in place.
     short = a[:1] * 1.0
     np.testing.assert_array_equal(
-        be.to_numpy(be.accumulate(short, t, 2.0)), be.to_numpy(a[:1] + 2.0 * t)
+        be.to_numpy(accel.accumulate(short, t, 2.0)), be.to_numpy(a[:1] + 2.0 * t)
     )
 
 
@@ -50,7 +51,7 @@ def test_fused_helpers_keep_gradients_on_torch():
         w = be.parameter(be.asarray(0.5))
         leaf = be.parameter(be.asarray(2.0))
         total = leaf * a  # requires grad: accumulate must not write into it
-        out = be.sum(be.accumulate(total, t, w) + be.add_product(a, leaf, b))
+        out = be.sum(accel.accumulate(total, t, w) + accel.add_product(a, leaf, b))
         out.backward()
         expected_leaf = be.to_numpy(be.sum(a) + be.sum(b))
         np.testing.assert_allclose(be.to_numpy(leaf.grad), expected_leaf, rtol=1e-14)

@@ -1,4 +1,4 @@
-"""be.on_host (constant scalar work with NumPy) and the process's malloc thresholds."""
+"""accel.on_host (constant scalar work with NumPy) and the process's malloc thresholds."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import sys
 import pytest
 from helpers import reference_cooke
 
+from optics import accel, paraxial
 from optics import backend as be
-from optics import paraxial
-from optics.backend import _allocator, _registry
+from optics.accel import allocator as _allocator
+from optics.backend import _registry
 from optics.materials import Abbe, index_at
 
 
@@ -30,7 +31,7 @@ def _power(lens):
 
 def test_plain_numbers_run_with_numpy_and_come_back_on_the_configured_backend(precision):
     """With NumPy where the backend dispatches slowly (jax); elsewhere a plain call."""
-    got = be.on_host(_power, _Lens(0.02, 1.5))
+    got = accel.on_host(_power, _Lens(0.02, 1.5))
     slow = _registry.info(be.get_backend()).slow_dispatch
     assert got["ran_on"] == ("numpy" if slow else be.get_backend())
     assert be.backend_of(got["power"]) == be.get_backend()
@@ -40,10 +41,10 @@ def test_plain_numbers_run_with_numpy_and_come_back_on_the_configured_backend(pr
 
 
 def test_backend_parameters_run_on_their_backend_with_derivatives(autodiff_backend):
-    got = be.on_host(_power, _Lens(be.parameter(0.02), 1.5))
+    got = accel.on_host(_power, _Lens(be.parameter(0.02), 1.5))
     assert got["ran_on"] == be.get_backend()
-    loss, gradient = be.optim.value_and_gradient(
-        lambda c: be.on_host(_power, _Lens(c[0], 1.5))["power"], [0.02]
+    loss, gradient = be.value_and_gradient(
+        lambda c: accel.on_host(_power, _Lens(c[0], 1.5))["power"], [0.02]
     )
     assert loss == pytest.approx(0.01, rel=1e-12)
     assert gradient[0] == pytest.approx(0.5, rel=1e-12)
@@ -67,7 +68,7 @@ def test_index_at_a_number_follows_the_material(autodiff_backend):
         assert be.backend_of(n) == be.get_backend()
         return n
 
-    value, gradient = be.optim.value_and_gradient(index, [1.6])
+    value, gradient = be.value_and_gradient(index, [1.6])
     assert gradient[0] != 0.0
     plain = index_at(Abbe(nd=1.6, vd=40.0), 0.55)
     assert be.backend_of(plain) == be.get_backend()
@@ -88,10 +89,10 @@ def test_malloc_trim_threshold_setting(monkeypatch):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
-def test_the_first_backend_sets_the_malloc_thresholds_once():
+def test_the_first_backend_after_accel_sets_the_malloc_thresholds_once():
     code = (
         "from optics import backend as be\n"
-        "from optics.backend import _allocator\n"
+        "from optics.accel import allocator as _allocator\n"
         "be.asarray([1.0])\n"
         "print(_allocator._DONE.get('result'))\n"
     )

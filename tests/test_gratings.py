@@ -171,7 +171,7 @@ def test_the_paraxial_power_is_minus_m_a1_lambda_over_pi_r_squared():
 
 
 def _gradcheck(loss, value, autodiff):
-    _, grad = be.optim.value_and_gradient(lambda p: loss(p[0]), [value])
+    _, grad = be.value_and_gradient(lambda p: loss(p[0]), [value])
     with be.using("numpy", precision="float64"):
         for step in (1e-4, 5e-5):
             fd = (loss(value + step) - loss(value - step)) / (2 * step)

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import optics
+from optics import accel
 from optics import backend as be
 from optics.errors import ConfigurationError
 from optics.geometry.newton_types import Chebyshev
@@ -110,7 +111,7 @@ def test_the_sync_free_mode_is_the_default_where_host_reads_are_not_cheap(monkey
         optic = build("cooke_chebyshev")
         with be.no_grad():
             _, cheap = _trace_reads(optic)
-            monkeypatch.setattr(be, "host_reads_cheap", lambda *values: False)
+            monkeypatch.setattr(accel, "host_reads_cheap", lambda *values: False)
             reads, costly = _trace_reads(optic)
     assert reads["where"] == ["numpy"]
     np.testing.assert_allclose(be.to_numpy(costly.x), be.to_numpy(cheap.x), rtol=0, atol=1e-12)
@@ -129,7 +130,7 @@ def test_a_ray_still_moving_after_the_sync_free_steps_is_reported_after_the_trac
             warnings.simplefilter("always")
             with solver_settings(sync_free=False):
                 t_exact, hit_exact = geometry.intersect(*ray)
-            with be.count_host_reads() as reads, be.deferred_reads():
+            with be.count_host_reads() as reads, accel.deferred_reads():
                 with solver_settings(sync_free=True, forced_iterations=3):
                     t, hit = geometry.intersect(*ray)
                 assert not caught
@@ -149,7 +150,7 @@ def test_deferred_solver_counts_warn_when_the_block_ends():
         zeros = be.zeros_like(x)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            with be.count_host_reads() as reads, be.deferred_reads():
+            with be.count_host_reads() as reads, accel.deferred_reads():
                 t, hit = geometry.intersect(x, zeros, zeros - 2.0, zeros, zeros, zeros + 1.0)
                 assert not caught  # nothing read yet
                 during = reads["count"]
@@ -167,10 +168,10 @@ def test_a_deferred_check_raises_when_the_block_ends():
     with be.using("torch", precision="float64"):
         ran = []
         with pytest.raises(ConfigurationError, match="imaged to infinity"):
-            with be.deferred_reads():
-                be.read_later((be.asarray(0.0),), check)
+            with accel.deferred_reads():
+                accel.read_later((be.asarray(0.0),), check)
                 ran.append("after the check")
         assert ran == ["after the check"]  # the block ran on; the check raised at its end
-        with be.deferred_reads():
-            be.read_later((0.0,), lambda values: ran.append(values))  # Python numbers: at once
+        with accel.deferred_reads():
+            accel.read_later((0.0,), lambda values: ran.append(values))  # Python numbers: at once
             assert ran[-1] == [0.0]

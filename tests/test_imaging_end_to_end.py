@@ -15,6 +15,7 @@ import optics
 from optics import backend as be
 from optics.imaging import Sensor, simulate_image
 from optics.imaging.reconstruct import channel_kernels, psnr, wiener_deconvolve
+from optics.optimize import Adam
 
 data = pytest.importorskip("skimage.data")
 SCENE = (data.astronaut()[60:156:2, 150:246:2] / 255.0) ** 2.2  # linear radiance
@@ -36,7 +37,7 @@ def _loss(values):
 
 
 def test_joint_lens_and_wiener_optimization_raises_the_psnr(torch_backend):
-    optimizer = be.optim.GradientOptimizer("adam", [0.0, 0.0, -4.0], 0.04)
+    optimizer = Adam([0.0, 0.0, -4.0], 0.04)
     before = None
     for _ in range(4):
         value, _ = optimizer.step(_loss)

@@ -1,7 +1,7 @@
 """jax's compile_function: row chunks, compiled stages and the recomputing VJP (issue 16).
 
 The jitted trace maps its graph over chunks of rays (``rows=``), makes each
-surface a stage (``be.compiled_stage``) and differentiates by recomputing the
+surface a stage (``accel.compiled_stage``) and differentiates by recomputing the
 forward pass; none of that may change a value or a derivative.
 """
 
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from helpers import UNLIKE_DESIGNS, corpus_design, reference_cooke
 
+from optics import accel
 from optics import backend as be
 from optics.backend import _jax_compile, _jax_parts
 from optics.trace import trace_rays
@@ -25,8 +26,8 @@ ROWS = 3 * 4096  # three chunks
 def _toy(values):
     """Row-independent per row, a shared scalar, stages, and a non-row output."""
     x, scale = values["x"], values["scale"]
-    y = be.compiled_stage(lambda s: (s[0] * scale + 1.0, s[1]), (x, x > 0.0))
-    z = be.compiled_stage(lambda s: (be.sqrt(s[0] * s[0] + 1.0), s[1]), y)
+    y = accel.compiled_stage(lambda s: (s[0] * scale + 1.0, s[1]), (x, x > 0.0))
+    z = accel.compiled_stage(lambda s: (be.sqrt(s[0] * s[0] + 1.0), s[1]), y)
     return {"z": z[0], "positive": z[1], "double": scale * 2.0}
 
 

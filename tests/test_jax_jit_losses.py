@@ -1,7 +1,7 @@
 """Losses users write — spot size over a bundle, RMS wavefront — under ``jax.jit`` and ``jax.grad``.
 
 Warnings and checks that read values on the host run after the trace
-(``be.read_later``), and under ``jax.jit`` not at all, so a user's own jit of
+(``accel.read_later``), and under ``jax.jit`` not at all, so a user's own jit of
 a whole loss traces; real aiming then takes the fixed-shape Newton solve.
 Every gradient is checked against central differences at two steps.
 """

@@ -73,7 +73,7 @@ def test_the_gradient_reaches_every_term(autodiff_backend):
         geometry.terms = list(terms)
         return be.sum(geometry.intersect(*as_backend(ray_batch()))[0])
 
-    _, gradients = be.optim.gradients(total, [be.asarray(v) for v in TERMS])
+    _, gradients = be.gradients(total, [be.asarray(v) for v in TERMS])
     for index, gradient in enumerate(gradients):
         fd, noise = _fd_by_term(index)
         assert abs(float(gradient) - fd) <= 1e-7 * abs(fd) + noise

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from helpers import CORPUS
 
+from optics import accel
 from optics import backend as be
 from optics.io import load
 from optics.trace import trace_bundle, trace_rays, trace_surfaces
@@ -32,7 +33,7 @@ BLOCK = 64  # rays per block: 1000 rays make 16 blocks, the last one short
 def blocking(backend):
     """The backend fixture's name; skips backends that always trace one batch (JAX)."""
     with be.no_grad():
-        size = be.ray_block_size(be.asarray([0.0]))
+        size = accel.ray_block_size(be.asarray([0.0]))
     if size is None:
         pytest.skip(f"the {backend} backend always traces one batch")
     return backend
@@ -153,9 +154,9 @@ def test_a_blocked_torch_trace_reads_the_host_once(torch_backend):
 def test_grad_recording_and_jax_traces_stay_one_batch(backend):
     x = be.asarray(np.zeros(10))
     with be.no_grad():
-        sizes = [be.ray_block_size(x)]
+        sizes = [accel.ray_block_size(x)]
     with be.enable_grad():
-        sizes.append(be.ray_block_size(be.parameter(x)) if backend != "numpy" else None)
+        sizes.append(accel.ray_block_size(be.parameter(x)) if backend != "numpy" else None)
     if backend == "jax":
         assert sizes == [None, None]
     elif backend == "torch":

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .. import accel
 from .. import backend as be
 from .._dispersion_formulas import FORMULAS
 from ._database import Dispersion
@@ -76,7 +77,7 @@ def _warn_outside(dispersion, wavelength):
     # The shortest and longest wavelengths outside the range (inf/-inf when none).
     beyond_low = be.min(be.where(outside, wavelength, math.inf))
     beyond_high = be.max(be.where(outside, wavelength, -math.inf))
-    be.read_later((be.any(outside), beyond_low, beyond_high), warn)
+    accel.read_later((be.any(outside), beyond_low, beyond_high), warn)
 
 
 def _interpolate(dispersion, wavelength):

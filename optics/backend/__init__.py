@@ -11,13 +11,15 @@ backend, precision and device::
     y = be.sqrt(x)
 
 This package is the only code in optics that imports torch or jax; inside it
-only the registry (``_registry``) knows backends by name.  See docs/backend.md
-for the full list and how to add a backend.
+only the registry (``_registry``) knows backends by name.  It is the array
+layer only: the speed strategies built on it (fused updates, ray blocks,
+deferred host reads) are :mod:`optics.accel`'s, the optimizer steps
+:mod:`optics.optimize`'s.  See docs/backend.md for the full list and how to
+add a backend.
 """
 
 from ..errors import BackendUnavailableError, ConfigurationError  # noqa: F401
 from . import _fft as fft  # noqa: F401  (be.fft.fft2, be.fft.expi ...: DFTs on every backend)
-from . import _optim as optim  # noqa: F401  (optimizer glue: be.optim.GradientOptimizer ...)
 from ._autodiff import (  # noqa: F401  (re-exported through __all__)
     autodiff_kind,
     detach,
@@ -35,10 +37,9 @@ from ._compile import (  # noqa: F401  (re-exported through __all__)
     CompileReport,
     can_compile,
     compile_function,
-    compiled_stage,
     explain_compile,
+    is_abstract,
     is_compiling,
-    pads_batches,
     reset_compiled,
     trace_constant,
 )
@@ -81,22 +82,15 @@ from ._creation import (  # noqa: F401  (re-exported through __all__)
     zeros,
     zeros_like,
 )
-from ._deferred import (  # noqa: F401  (re-exported through __all__)
-    after_reads,
-    count_host_reads,
-    deferred_reads,
-    host_reads_cheap,
-    is_abstract,
-    read_later,
-    reads_deferred,
+from ._derivatives import (  # noqa: F401  (re-exported through __all__)
+    gradients,
+    has_autograd,
+    require_autograd,
+    residuals_and_jacobian,
+    value_and_gradient,
 )
-from ._fused import (  # noqa: F401  (re-exported through __all__)
-    accumulate,
-    add_product,
-    ray_block_size,
-    write_block,
-)
-from ._host import on_host  # noqa: F401  (re-exported through __all__)
+from ._hooks import capabilities, hook, on_backend_load  # noqa: F401  (re-exported through __all__)
+from ._host_reads import count_host_reads  # noqa: F401  (re-exported through __all__)
 from ._math import (  # noqa: F401  (names made in a loop in _math)
     abs,
     all,
@@ -141,5 +135,6 @@ from ._pinning import is_pinned, pin_public, pinned  # noqa: F401  (re-exported 
 from ._registry import BackendInfo  # noqa: F401  (re-exported through __all__)
 from ._registry import register as register_backend  # noqa: F401
 from ._registry import unregister as unregister_backend  # noqa: F401
+from ._structure import fields_of, with_fields  # noqa: F401  (re-exported through __all__)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

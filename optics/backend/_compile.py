@@ -2,16 +2,20 @@
 
 ``compile_function`` hands a function to the configured backend's compiler:
 ``torch.compile`` (see ``_torch_compile``) or ``jax.jit``.  Whether a backend
-compiles at all is a registry capability (:func:`can_compile`).  Nothing here
-imports a library: the implementation modules do, when they are loaded.
+compiles at all is a registry capability (:func:`can_compile`); whether code
+is being traced by one, or a value is abstract, is asked here too.  Nothing
+here imports a library: the implementation modules do, when they are loaded.
+When to compile and how to shape the batches is :mod:`optics.accel`'s.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import ConfigurationError
 from . import _config, _registry
 from ._compile_report import CompileReport
-from ._dispatch import configured, impl_of, impls_of
+from ._dispatch import configured, impl_of
 
 #: Functions evaluated once while a graph is traced (their results baked in):
 #: reads of ``contextvars`` configuration that TorchDynamo cannot trace.
@@ -62,19 +66,22 @@ def is_compiling(*arrays) -> bool:
     return any(impl.tracing() for impl in impls)
 
 
+def is_abstract(value) -> bool:
+    """True when ``value`` has no value to read on the host: a ``jax.jit``/``jax.vmap`` tracer.
+
+    Code that would read a value to decide a warning, an error or an optional
+    rescue step asks this first and skips that step for abstract values (the
+    results of rays it would have handled stay invalid or NaN).  False for
+    Python numbers and NumPy arrays.
+    """
+    if isinstance(value, (int, float, complex, np.ndarray, np.generic)):
+        return False
+    return impl_of(value).abstract(value)
+
+
 def can_compile() -> bool:
     """True when the configured backend compiles whole graphs (torch, jax; not NumPy)."""
     return _registry.info(_config.get_backend()).compile
-
-
-def pads_batches() -> bool:
-    """True when the configured backend's compiled traces pad batches to shared sizes.
-
-    The ``batch_buckets`` capability (:mod:`optics.backend._registry`):
-    callers of :func:`compile_function` then round batch sizes up to a few
-    buckets; otherwise they compile for the exact size.
-    """
-    return _registry.info(_config.get_backend()).batch_buckets
 
 
 def compile_function(fn, *, rows=None, **options):
@@ -118,23 +125,6 @@ def compile_function(fn, *, rows=None, **options):
     if rows is not None and getattr(impl, "compile_uses_rows", False):  # optional name
         options["rows"] = int(rows)
     return impl.compile_function(fn, **options)
-
-
-def compiled_stage(fn, state):
-    """``fn(state)``; in a graph being compiled, a stage of its own where the backend gains.
-
-    ``state`` is a tuple of arrays, and ``fn`` returns a tuple of the same
-    shapes and dtypes.  XLA:CPU recomputes cheap elementwise chains inside
-    every consumer, so a long sequential graph (the surfaces of a trace)
-    recomputes its whole history at each step unless the steps are stages
-    with materialized inputs and outputs (jax: ``lax.cond`` on a run-time
-    True, see ``_jax_compile.compiled_stage``).  Backends without the
-    optional name ``compiled_stage`` (NumPy, torch: Inductor fuses without
-    recomputation) just call ``fn``; values are the same either way.
-    """
-    impls = impls_of(list(state))
-    stage = getattr(impls[0], "compiled_stage", None) if impls else None
-    return fn(state) if stage is None else stage(fn, state)
 
 
 def explain_compile(fn, *args, **kwargs) -> CompileReport:

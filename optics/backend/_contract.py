@@ -46,7 +46,6 @@ OPTIONAL = {
     "accumulate": "total + weight * term, a fresh array (be.accumulate)",
     "add_product": "a + t * b, a fresh array (be.add_product)",
     "recompute": "the function is called as it is: its backward keeps its intermediates",
-    "gradient_optimizer": "optics' own Adam and L-BFGS loops over be arrays",
     "compile_uses_rows": "False: compile_function is not given rows=",
     "compiled_stage": "the stage runs inside the enclosing compiled function",
 }

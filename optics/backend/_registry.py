@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 
 from ..errors import BackendUnavailableError
-from . import _allocator, _contract
+from . import _contract
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class BackendInfo:
     ray_block : int or None
         Rays per block of an eager trace that records no gradient, on the
         CPU: large batches are traced block by block so that each block's
-        temporaries stay in cache (see :func:`optics.backend.ray_block_size`);
+        temporaries stay in cache (see :func:`optics.accel.ray_block_size`);
         None: always one batch (immutable arrays, or no measured gain).
     batch_buckets : bool
         Whether compiled traces pad batch sizes up to shared buckets, so that
@@ -64,7 +64,7 @@ class BackendInfo:
     slow_dispatch : bool
         Whether every eager operation costs tens of µs of dispatch (jax), so
         that scalar work on plain numbers is better done with NumPy and
-        converted once (:func:`optics.backend.on_host`).  False: such work
+        converted once (:func:`optics.accel.on_host`).  False: such work
         runs on the backend itself (NumPy; torch's few µs per operation do
         not repay the detour).
     """
@@ -164,7 +164,6 @@ def load(name: str):
     _LOADED[name] = impl
     for hook in LOAD_HOOKS:
         hook(impl)
-    _allocator.keep_freed_memory()  # once per process, with the first backend (see _allocator)
     return impl
 
 

@@ -13,6 +13,14 @@ import contextlib
 import numpy as np
 import torch
 
+from ._torch_autodiff import (  # noqa: F401  (the torch backend's derivative helpers)
+    as_parameter,
+    detach_all,
+    graph_free_loop,
+    jacobian,
+    recompute,
+    value_and_grad,
+)
 from ._torch_compile import (  # noqa: F401  (the torch backend's compile names)
     abstract,
     compile_function,
@@ -23,15 +31,6 @@ from ._torch_compile import (  # noqa: F401  (the torch backend's compile names)
     tracing,
 )
 from ._torch_fused import accumulate, add_product  # noqa: F401  (in-place fused forms)
-from ._torch_optim import TorchGradientOptimizer as gradient_optimizer  # noqa: F401
-from ._torch_optim import (  # noqa: F401  (the torch backend's derivative helpers)
-    as_parameter,
-    detach_all,
-    graph_free_loop,
-    jacobian,
-    recompute,
-    value_and_grad,
-)
 
 name = "torch"
 array_types = (torch.Tensor,)

@@ -49,7 +49,7 @@ def register(subparsers):
         choices=DRIVER_CHOICES,
         default=None,
         help="optimizer (default: the section's 'driver', else dls, damped least squares); "
-        "adam needs --backend torch or jax, lbfgs --backend torch; global: many starts "
+        "adam and lbfgs need --backend torch or jax; global: many starts "
         "within the bounds, each refined by --local-driver",
     )
     parser.add_argument(

@@ -37,7 +37,7 @@ def demo_optimization(print_fn=print, steps=None):
         [f"surfaces[{i}].radius" for i in range(1, 7)],
         [Operand("rms_spot", weight=3.0), Operand("efl", target=50.0)],
     )
-    driver = "lbfgs" if be.optim.has_autograd() else "least_squares"
+    driver = "lbfgs" if be.has_autograd() else "least_squares"
     steps = (40 if driver == "lbfgs" else 25) if steps is None else steps
     print_fn(
         f"Optimizing the Cooke triplet from a perturbed start (radii changed by up to 3%): "

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 
+from .. import accel
 from .. import backend as be
 from ..errors import LensFileError
 from .aspheres import EvenAsphere
@@ -62,8 +63,8 @@ class _Phase:
         phase, phase_x, phase_y = self.phase_and_gradient(x, y)
         scale = wavelength * (_MM_PER_UM / (2.0 * math.pi))
         nx, ny, nz = normal(x, y, z)
-        ax = be.add_product(n_before * L, scale, phase_x)
-        ay = be.add_product(n_before * M, scale, phase_y)
+        ax = accel.add_product(n_before * L, scale, phase_x)
+        ay = accel.add_product(n_before * M, scale, phase_y)
         az = n_before * N
         along = ax * nx + ay * ny + az * nz
         tx, ty, tz = ax - along * nx, ay - along * ny, az - along * nz

@@ -17,6 +17,7 @@ polynomials are evaluated as polynomials beyond the unit disk as well.
 
 from __future__ import annotations
 
+from .. import accel
 from .. import backend as be
 from ..errors import LensFileError
 from ..polynomials import zernike_sum
@@ -176,7 +177,7 @@ def _weighted_sum(pairs):
         if is_plain(weight, 0) or is_plain(term, 0):
             continue
         if owned and be.is_array(term):
-            total = be.accumulate(total, term, weight)
+            total = accel.accumulate(total, term, weight)
             continue
         product = weight if is_plain(term, 1) else term if is_plain(weight, 1) else weight * term
         fresh = not (is_plain(term, 1) or is_plain(weight, 1))

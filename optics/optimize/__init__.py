@@ -1,4 +1,4 @@
-"""Differentiable lens optimization: variables, merit operands, Torch and SciPy drivers.
+"""Differentiable lens optimization: variables, merit operands, gradient, DLS and SciPy drivers.
 
 A problem is an optic, the parameters to vary and a merit function::
 
@@ -31,6 +31,7 @@ from .diagnostics import OptimizationWarning
 from .drivers import DRIVERS, default_driver, optimize
 from .glass_substitution import SubstitutionResult, substitute_glasses
 from .global_search import GlobalResult, global_search
+from .gradient_steps import LBFGS, Adam
 from .history import History, OptimizationResult, StepRecord, StopCriteria
 from .merit import Merit, Operand
 from .operands import OPERANDS, MeritContext
@@ -41,6 +42,8 @@ from .solves import SOLVE_TYPES, Solve, apply_solves
 from .variables import Variable
 
 __all__ = [
+    "Adam",
+    "LBFGS",
     "Constraint",
     "OptimizationWarning",
     "DRIVERS",

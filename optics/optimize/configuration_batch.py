@@ -18,6 +18,7 @@ import dataclasses
 
 import numpy as np
 
+from .. import accel
 from .. import backend as be
 from .._paraxial import ParaxialData
 from ..configurations import stacked
@@ -114,7 +115,7 @@ class _Batch:
         else:
             px, py = be.asarray([p[0] for p in pupil]), be.asarray([p[1] for p in pupil])
         n_pupil, n_fields = be.size(px), len(fields)
-        with be.deferred_reads():
+        with accel.deferred_reads():
             first_order = self.system.first_order
             scale = be.reshape(be.asarray(list(self.stack.field_scales)), (size, 1, 1, 1))
             hx = be.reshape(be.asarray([float(h[0]) for h in fields]), (1, 1, n_fields, 1))

@@ -155,7 +155,7 @@ def run_dls(problem, recorder, jacobian="auto"):
 
 def _linearization(problem, u, jacobian):
     """A function u -> (r (M,), J (M, n), Jᵀr (n,)) following the ``jacobian`` choice."""
-    autograd = be.optim.has_autograd()
+    autograd = be.has_autograd()
     if jacobian == "auto":
         rows = len(problem.ray_residuals_numpy(u))
         jacobian = "exact" if rows <= EXACT_ROWS_PER_VARIABLE * problem.size else "mixed"
@@ -165,7 +165,7 @@ def _linearization(problem, u, jacobian):
     def linearize(u):
         r, jac = problem.ray_jacobian(u, exact=jacobian == "exact")
         if jacobian == "mixed":  # exact gradient of the merit, J by differences
-            _, merit_gradient = be.optim.value_and_gradient(problem.merit_value, u)
+            _, merit_gradient = be.value_and_gradient(problem.merit_value, u)
             return r, jac, 0.5 * merit_gradient
         return r, jac, jac.T @ r
 

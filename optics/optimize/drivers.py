@@ -12,9 +12,9 @@ from ..trace import PupilAimWarning
 from .constraints import run_slsqp
 from .diagnostics import OptimizationWarning, diagnose
 from .dls import run_dls
+from .gradient_driver import run_adam, run_lbfgs
 from .history import OptimizationResult, Recorder, StopCriteria
 from .scipy_driver import run_least_squares, run_minimize
-from .torch_driver import run_adam, run_lbfgs
 
 
 def run_minimize_constrained(problem, recorder):
@@ -125,7 +125,7 @@ def optimize(
             f"its options are {', '.join(driver_options(driver)) or 'none'}"
         )
     if needs_autograd:
-        be.optim.require_autograd(f"the {driver!r} driver")
+        be.require_autograd(f"the {driver!r} driver")
     _check_constraints(problem, driver)
     start = problem.start()
     before = problem.report(start)

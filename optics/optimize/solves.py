@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .. import accel
 from .. import backend as be
 from .._paraxial import (
     _signed_indices,
@@ -207,7 +208,7 @@ def apply_solves(optic) -> None:
         if be.requires_grad(get_param(optic, solve.path)):
             set_param(optic, solve.path, 0.0)
     for solve in solves:
-        value = be.on_host(_solved_value, optic, solve)
+        value = accel.on_host(_solved_value, optic, solve)
         if be.is_array(value) and not be.requires_grad(value):
             value = float(be.item(value))
         set_param(optic, solve.path, value)

@@ -14,6 +14,7 @@ import contextvars
 import dataclasses
 import warnings
 
+from optics import accel
 from optics import backend as be
 
 from ._thresholds import roundoff_tolerance, slope_floor
@@ -75,7 +76,7 @@ def warn_grouped_later(name, result, n, grad, stacklevel):
             counted = dataclasses.replace(result, counts=counts, deferred=False)
             _warn_or_join(group, name, counted, n, grad, stacklevel + 2, values[-1])
 
-    be.read_later([*sums, worst], warn)
+    accel.read_later([*sums, worst], warn)
 
 
 def warn_grouped(name, result, n, grad, stacklevel, worst=None):
@@ -134,4 +135,4 @@ def grouped_rejections():
                 counts, worst = entry["counts"], entry["worst"]
                 _warn(name, counts, entry["n"], entry["n_iter"], worst, entry["grad"], 4)
 
-    be.after_reads(flush)
+    accel.after_reads(flush)

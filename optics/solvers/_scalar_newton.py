@@ -43,6 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from optics import accel
 from optics import backend as be
 
 from ._rejections import (
@@ -214,7 +215,7 @@ def solve_scalar_root(
     transfer of the category counts at the end (``worst_residual`` is read
     lazily).  In the sync-free mode (on an accelerator, or asked for with
     ``solver_settings(sync_free=True)``) a fixed number of masked steps and
-    no read at all inside a ``be.deferred_reads`` block (a trace): the
+    no read at all inside a ``accel.deferred_reads`` block (a trace): the
     counts, and with them the convergence check, are read after it.
     """
     settings = resolve_settings(tol, max_iter, t0)
@@ -234,7 +235,7 @@ def solve_scalar_root(
             )
         rejected = classify(primal, t_bar, F, F_t, scale, tol, floor_constant, round_off_constant)
         # In a trace on an accelerator the counts are read after it, with its other checks.
-        deferred = not static and be.reads_deferred(t_bar)
+        deferred = not static and accel.reads_deferred(t_bar)
         counts = {} if static or deferred else tally(rejected)
     regular = ~union(rejected.values())
     grad = be.grad_active()

@@ -17,6 +17,7 @@ import dataclasses
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from optics import accel
 from optics import backend as be
 
 __all__ = [
@@ -49,7 +50,7 @@ class SolverSettings:
         masked steps unless ``forced_iterations`` says otherwise); False: the
         early-exit loop, which reads one count per step; None (default):
         sync-free exactly when the solve's arrays live on an accelerator
-        (``be.host_reads_cheap`` is False), so CPU solves keep the early exit.
+        (``accel.host_reads_cheap`` is False), so CPU solves keep the early exit.
     """
 
     tolerance: float | None = None
@@ -135,4 +136,4 @@ def _sync_free(choice, arrays) -> bool:
     """The sync-free decision: the setting, else whether a host read would wait for a device."""
     if choice is not None:
         return bool(choice)
-    return not be.host_reads_cheap(*(a for a in arrays if a is not None))
+    return not accel.host_reads_cheap(*(a for a in arrays if a is not None))

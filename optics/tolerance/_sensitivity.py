@@ -105,8 +105,8 @@ def derivatives_at_nominal(model) -> np.ndarray:
     Autograd (one backward pass) on a backend that has it; central finite
     differences with steps ``FD_STEP_FRACTION`` · t_k otherwise.
     """
-    if be.optim.has_autograd():
-        _, gradient = be.optim.value_and_gradient(
+    if be.has_autograd():
+        _, gradient = be.value_and_gradient(
             lambda leaves: model.criterion(model.perturbed(leaves)), np.zeros(len(model))
         )
         return gradient

@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import accel
 from .. import backend as be
 from ..errors import SolveError
 from ..frames import surface_frames
@@ -151,7 +152,7 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
     shape = tuple(np.broadcast_shapes(*(tuple(v.shape) for v in inputs)))
     field_shape = tuple(np.broadcast_shapes(*(tuple(inputs[i].shape) for i in (0, 1, 4))))
     r_stop = stop_radius(optic, first_order)
-    be.read_later([r_stop], lambda values: _check_stop_radius(optic, values[0]))
+    accel.read_later([r_stop], lambda values: _check_stop_radius(optic, values[0]))
     settings = resolve_settings(
         _default_tolerance(optic, r_stop, inputs[0]) if tol is None else tol,
         MAX_ITERATIONS if max_iter is None else max_iter,
@@ -290,7 +291,7 @@ def warn_if_off_centre(optic, fields, at_stop, first_order):
     for c in range(bad.shape[0]):  # one warning per stacked configuration (C = 1: the optic)
         values = [r_stop[c, 0, 0]] + [bad[c, i] for i in range(count)]
         values += [miss[c, i] for i in range(count)]
-        be.read_later(values, lambda read: _report_off_centre(fields, read))
+        accel.read_later(values, lambda read: _report_off_centre(fields, read))
 
 
 def _report_off_centre(fields, read):

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import accel
 from .. import backend as be
 from .._paraxial import ParaxialData
 from ..fields_vignetting import vignetted_pupil_at
@@ -150,15 +151,15 @@ def iter_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=Non
     """
     method = resolve(method)
     n_pupil, samples = _pupil_samples(pupil)
-    with be.deferred_reads():  # host-read checks once per traced batch
+    with accel.deferred_reads():  # host-read checks once per traced batch
         system = prepare(system, aiming)
         setup = _Setup.of(system, fields, wavelengths)
     step = method.pupil_step(n_pupil, setup.rays_per_sample)
     if step >= n_pupil and method.keeps_surfaces:
-        with be.deferred_reads():
+        with accel.deferred_reads():
             yield _one_batch(system, setup, *samples(0, n_pupil), method)
         return
-    with be.deferred_reads():
+    with accel.deferred_reads():
         # The chief ray clipped and with the apertures open, once for every slice.
         chief, clipped, at_stop = _chief_rays(system, setup, method)
     shared = _shared_parts(system, setup, chief, clipped, at_stop)
@@ -167,7 +168,7 @@ def iter_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=Non
     try:
         for start in range(0, n_pupil, step):
             px, py = samples(start, start + step)
-            with be.deferred_reads():
+            with accel.deferred_reads():
                 traced = _trace(system, setup, (px, py), inner)
             yield Bundle(rays=traced.rays, px=px, py=py, **shared)
             if bar is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import backend as be
+from .. import accel
 from ..fields_vignetting import vignetted_pupil_at
 from ..limits import check_wavelength
 from .methods import RayBatch, resolve
@@ -68,7 +68,7 @@ def _traced(system, field, pupil, wavelength, method, aiming, keep):
     if isinstance(wavelength, (int, float)):
         check_wavelength(wavelength)  # arrays are not read here: that would sync the device
     method = resolve(method)
-    with be.deferred_reads():
+    with accel.deferred_reads():
         system = prepare(system, aiming)
         wavelength = system.optic.primary_wavelength if wavelength is None else wavelength
         hx, hy = field

@@ -17,6 +17,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from .. import accel
 from .. import backend as be
 from ..apertures import passes
 from ..frames import surface_frames
@@ -103,7 +104,7 @@ def surface_loop(
     collect_roots, flag_unconverged : bool
         Return the Newton roots / the unconverged-rays mask.
     stage : callable, optional
-        ``stage(step, state)`` runs one surface (``be.compiled_stage`` in a
+        ``stage(step, state)`` runs one surface (``accel.compiled_stage`` in a
         compiled graph); by default the step is called directly.
     """
     given = iter(roots) if roots is not None else None
@@ -182,15 +183,15 @@ def through_surface(surface, frame, rays, n_before, n_after, clip=True, root=Non
     geometry = surface.geometry
     found = geometry.solve_intersection(x, y, z, L, M, N, root)
     t, normal = found.t, found.normal
-    x, y, z = be.add_product(x, t, L), be.add_product(y, t, M), be.add_product(z, t, N)
+    x, y, z = accel.add_product(x, t, L), accel.add_product(y, t, M), accel.add_product(z, t, N)
     valid = be.logical_and(rays.valid, found.hit)
     if clip is not False and surface.semi_diameter is not None and surface.clear_is_circle:
-        inside = be.add_product(x * x, y, y) <= surface.semi_diameter**2
+        inside = accel.add_product(x * x, y, y) <= surface.semi_diameter**2
         valid = be.logical_and(valid, inside if clip is True else inside | ~clip)
     elif clip is not False and surface.clips:
         inside = passes(surface, x, y)
         valid = be.logical_and(valid, inside if clip is True else inside | ~clip)
-    opd = be.add_product(rays.opd, n_before, t)
+    opd = accel.add_product(rays.opd, n_before, t)
     redirect = getattr(geometry, "redirect", None)  # ideal lenses, gratings, phase surfaces
     if redirect is not None:
         L, M, N, path, passed = redirect(
@@ -240,14 +241,14 @@ def refract(L, M, N, nx, ny, nz, mu, cos_i=None):
     if cos_i is None:
         cos_i = L * nx + M * ny + N * nz
     mu2 = mu * mu  # a scalar (or per-ray with per-ray wavelengths)
-    k = be.add_product(1.0 - mu2, mu2, cos_i * cos_i)
+    k = accel.add_product(1.0 - mu2, mu2, cos_i * cos_i)
     transmitted = k >= 0
     cos_t = be.sqrt(be.where(transmitted, k, 1.0))
-    g = be.add_product(be.copysign(cos_t, cos_i), -mu, cos_i)
+    g = accel.add_product(be.copysign(cos_t, cos_i), -mu, cos_i)
     return (
-        be.add_product(mu * L, g, nx),
-        be.add_product(mu * M, g, ny),
-        be.add_product(mu * N, g, nz),
+        accel.add_product(mu * L, g, nx),
+        accel.add_product(mu * M, g, ny),
+        accel.add_product(mu * N, g, nz),
         transmitted,
     )
 

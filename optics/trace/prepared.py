@@ -20,6 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .. import accel
 from .. import backend as be
 from .._paraxial import paraxial
 from ..errors import ConfigurationError
@@ -145,7 +146,7 @@ def propagate(system, rays: Rays, *, clip=True) -> Rays:
         rays = rays.map(lambda v: be.reshape(be.broadcast_to(v, shape), (-1,)))
         if clip is not True and clip is not False:
             clip = be.reshape(be.broadcast_to(clip, shape), (-1,))
-    with be.quiet_float_errors(), be.deferred_reads():
+    with be.quiet_float_errors(), accel.deferred_reads():
         traced = system.loop(rays, clip=clip).rays
     return traced.map(lambda v: be.reshape(v, shape)) if flat else traced
 

@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from ... import accel
 from ... import backend as be
 from ...rays import Rays
 from ...solvers import grouped_rejections
@@ -44,7 +45,7 @@ def in_blocks(run, inputs, block=None):
         shape's last axis is sliced; the others (scalars, size-1 axes) pass
         whole to every block.
     block : int, optional
-        Rays per block where blocking applies (``be.ray_block_size`` says
+        Rays per block where blocking applies (``accel.ray_block_size`` says
         whether, and how many by default).
 
     Returns
@@ -55,7 +56,7 @@ def in_blocks(run, inputs, block=None):
     """
     arrays = [v for v in inputs if be.is_array(v)]
     shape = tuple(np.broadcast_shapes(*(tuple(v.shape) for v in arrays))) if arrays else ()
-    size = be.ray_block_size(*arrays)
+    size = accel.ray_block_size(*arrays)
     if size is not None and block is not None:
         size = block
     if size is None or not shape or math.prod(shape) <= size:
@@ -75,7 +76,7 @@ def in_blocks(run, inputs, block=None):
                 kept = leaves
             for out, value in zip(outputs, leaves):
                 if out is not None:
-                    be.write_block(out, start, stop, value)
+                    accel.write_block(out, start, stop, value)
     return rebuild([value if out is None else out for out, value in zip(outputs, kept)])
 
 

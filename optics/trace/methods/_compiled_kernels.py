@@ -11,7 +11,7 @@ are arguments and results, never state on a geometry.
 
 from __future__ import annotations
 
-from ... import backend as be
+from ... import accel
 from ..launch import launch_rays
 from ..loop import surface_loop
 
@@ -29,7 +29,7 @@ def launch_and_trace(surfaces, frames, indices, context, roots, flagged, qx, qy,
         rays,
         roots=roots or None,
         flag_unconverged=flagged,
-        stage=be.compiled_stage,
+        stage=accel.compiled_stage,
     )
     return traced.rays, traced.unconverged
 

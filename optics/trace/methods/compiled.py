@@ -27,7 +27,7 @@ Compiled graphs are cached per (system topology, dtype, device, batch-size
 bucket, which inputs vary per ray, compiler, Newton step count).  On torch,
 batches are padded with chief rays up to the bucket size, so nearby sizes
 share a graph (Inductor compiles for tens of seconds); on jax the bucket is
-the batch size itself (``be.pads_batches``: jit compiles in a second or two,
+the batch size itself (``be.capabilities().batch_buckets``: jit compiles in a second or two,
 and padding and cutting the padding off would copy every array).
 Parameters that are Python numbers are compiled in as constants (changing one
 recompiles); parameters that vary, such as optimization variables, should be
@@ -251,7 +251,7 @@ def _prepare(system, context, inputs, compiler, newton_iterations, roots=None):
         iterations = current_settings().forced_iterations or DEFAULT_NEWTON_ITERATIONS
     shape = tuple(np.broadcast_shapes(*(tuple(a.shape) for a in inputs)))
     n = math.prod(shape)
-    bucket = batch_bucket(n) if be.pads_batches() else n
+    bucket = batch_bucket(n) if be.capabilities().batch_buckets else n
     per_ray = tuple(a.ndim > 0 for a in inputs)
     views = PerRayViews(bucket)
     flat = [

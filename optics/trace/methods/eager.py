@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ... import accel
 from ... import backend as be
 from ..aim import launch
 from ..loop import Traced, surface_loop
@@ -35,7 +36,7 @@ class Eager(TraceMethod):
         indices = _laid_out(system.indices(wavelength), shape, flat)
         # Invalid rays carry finite garbage that may overflow; they are masked, not errors.
         # Checks that read values on the host (solver counts, glass ranges) run once, at the end.
-        with be.quiet_float_errors(), be.deferred_reads():
+        with be.quiet_float_errors(), accel.deferred_reads():
             traced = surface_loop(
                 system.surfaces, system.frames, indices, rays, clip=clip, keep=batch.keep
             )

@@ -10,7 +10,8 @@ machine, a third of a jitted JAX trace's time.  NumPy escapes most of it
 :func:`keep_freed_memory` raises glibc's trim threshold, so freed memory stays
 in the heap for the next call, and fixes the mmap threshold at its largest
 (32 MiB), so arrays up to that size come from the heap at all.  It runs once,
-when the first backend is loaded (the first array operation); memory the
+when the first backend is loaded (the first array operation) after
+:mod:`optics.accel` is imported (the trace imports it); memory the
 process once used then stays mapped (up to the threshold) instead of going
 back to the system.
 ``OPTICS_MALLOC_TRIM_MB=0`` leaves glibc's defaults alone; another value sets
@@ -22,6 +23,8 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+
+from ..errors import ConfigurationError
 
 #: glibc's mallopt parameter numbers (malloc.h).
 _M_TRIM_THRESHOLD = -1
@@ -54,7 +57,7 @@ def trim_megabytes() -> int:
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(
+        raise ConfigurationError(
             f"OPTICS_MALLOC_TRIM_MB must be a whole number of MiB (0 leaves malloc alone), "
             f"not {text!r}"
         ) from None

@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _config, _registry
-from ._compile import is_compiling
-from ._creation import asarray, is_array
-from ._structure import fields_of, with_fields
+from .. import backend as be
 
 
 def on_host(fn, *args):
@@ -41,11 +38,11 @@ def on_host(fn, *args):
         lists, tuples, dicts and dataclasses) becomes an array of the
         configured backend, floats in its configured precision.
     """
-    if not _registry.info(_config.get_backend()).slow_dispatch:
+    if not be.capabilities().slow_dispatch:
         return fn(*args)  # NumPy itself, or dispatch too cheap to repay the detour
-    if is_compiling() or _holds_backend_arrays(args, set()):
+    if be.is_compiling() or _holds_backend_arrays(args, set()):
         return fn(*args)
-    with _config.using("numpy", precision="float64", device="cpu"):
+    with be.using("numpy", precision="float64", device="cpu"):
         result = fn(*args)
     return _to_backend(result)
 
@@ -53,7 +50,7 @@ def on_host(fn, *args):
 def _holds_backend_arrays(obj, seen):
     if isinstance(obj, (np.ndarray, np.generic, int, float, complex, str, bytes, type(None))):
         return False
-    if is_array(obj):
+    if be.is_array(obj):
         return True
     if id(obj) in seen:
         return False
@@ -62,7 +59,7 @@ def _holds_backend_arrays(obj, seen):
         return any(_holds_backend_arrays(o, seen) for o in obj)
     if isinstance(obj, dict):
         return any(_holds_backend_arrays(o, seen) for o in obj.values())
-    fields = fields_of(obj)
+    fields = be.fields_of(obj)
     return fields is not None and any(_holds_backend_arrays(v, seen) for _, v in fields)
 
 
@@ -70,12 +67,12 @@ def _to_backend(obj):
     if isinstance(obj, (np.ndarray, np.generic)):
         # Through Python numbers: they take the configured precision directly, so a
         # float32 configuration never sees a float64 array (small data only).
-        return asarray(obj.tolist() if obj.ndim else obj.item())
+        return be.asarray(obj.tolist() if obj.ndim else obj.item())
     if type(obj) in (list, tuple):
         return type(obj)(_to_backend(o) for o in obj)
     if type(obj) is dict:
         return {k: _to_backend(v) for k, v in obj.items()}
-    fields = fields_of(obj)
+    fields = be.fields_of(obj)
     if fields is None:
         return obj
-    return with_fields(obj, {k: _to_backend(v) for k, v in fields})
+    return be.with_fields(obj, {k: _to_backend(v) for k, v in fields})

@@ -13,21 +13,18 @@ reads cost nothing), the callback runs at once.  A value that cannot be read
 at all (abstract: a ``jax.jit`` or ``jax.vmap`` tracer) drops its check: the
 guarded quantities stay NaN or inf in the results, as before a deferred read.
 
-:func:`count_host_reads` counts the host reads of torch tensors in a block,
-for tests that a trace makes none.
+:func:`optics.backend.count_host_reads` counts the host reads of torch
+tensors in a block, for tests that a trace makes none.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import sys
 
 import numpy as np
 
-from ._creation import astype, device_of, float_dtype, to_numpy
-from ._dispatch import impl_of
-from ._math import reshape, stack
+from .. import backend as be
 
 _PENDING: contextvars.ContextVar[list | None] = contextvars.ContextVar(
     "optics_deferred_reads", default=None
@@ -72,7 +69,7 @@ def host_reads_cheap(*values) -> bool:
     should run a fixed number of masked steps instead (the Newton solver's
     sync-free mode, :mod:`optics.solvers._settings`).
     """
-    return all(_free(v) or device_of(v) == "cpu" for v in values)
+    return all(_free(v) or be.device_of(v) == "cpu" for v in values)
 
 
 def read_later(values, callback):
@@ -87,23 +84,13 @@ def read_later(values, callback):
         when a value is abstract (see the module docstring).
     """
     values = list(values)
-    if any(is_abstract(v) for v in values):
+    if any(be.is_abstract(v) for v in values):
         return  # traced by jit or vmap: never readable, so the check cannot run
     pending = _PENDING.get()
     if pending is None or all(_free(v) for v in values):
         _run([(values, callback)])
     else:
         pending.append((values, callback))
-
-
-def is_abstract(value) -> bool:
-    """True when ``value`` has no value to read on the host: a ``jax.jit``/``jax.vmap`` tracer.
-
-    Code that would read a value to decide a warning, an error or an optional
-    rescue step asks this first and skips that step for abstract values (the
-    results of rays it would have handled stay invalid or NaN).
-    """
-    return not _free(value) and impl_of(value).abstract(value)
 
 
 def after_reads(callback):
@@ -131,41 +118,7 @@ def _run(pending):
     arrays = [v for values, _ in pending for v in values if not _free(v)]
     host = {}
     if arrays:
-        flat = stack([astype(reshape(a, ()), float_dtype()) for a in arrays])
-        host = dict(zip(map(id, arrays), to_numpy(flat).tolist()))
+        flat = be.stack([be.astype(be.reshape(a, ()), be.float_dtype()) for a in arrays])
+        host = dict(zip(map(id, arrays), be.to_numpy(flat).tolist()))
     for values, callback in pending:
         callback([host[id(v)] if id(v) in host else float(np.asarray(v)) for v in values])
-
-
-@contextlib.contextmanager
-def count_host_reads():
-    """Count host reads of torch tensors (``item``, ``bool``, ``int``, ``float``,
-    ``__index__``, ``tolist``, ``numpy``) made in the block.
-
-    Yields a dict whose ``"count"`` grows with every read and whose
-    ``"where"`` lists the method names read.  Without torch loaded it counts
-    nothing.
-    """
-    record = {"count": 0, "where": []}
-    torch = sys.modules.get("torch")
-    if torch is None:
-        yield record
-        return
-    names = ("item", "__bool__", "__int__", "__float__", "__index__", "tolist", "numpy")
-    originals = {name: getattr(torch.Tensor, name) for name in names}
-
-    def counted(name, original):
-        def read(self, *args, **kwargs):
-            record["count"] += 1
-            record["where"].append(name)
-            return original(self, *args, **kwargs)
-
-        return read
-
-    try:
-        for name, original in originals.items():
-            setattr(torch.Tensor, name, counted(name, original))
-        yield record
-    finally:
-        for name, original in originals.items():
-            setattr(torch.Tensor, name, original)

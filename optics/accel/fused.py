@@ -11,10 +11,7 @@ array.  The values are those of the out-of-place expression.
 
 from __future__ import annotations
 
-from . import _registry
-from ._autodiff import grad_active
-from ._compile import is_compiling
-from ._dispatch import impl_of, impl_of_all, impls_of
+from .. import backend as be
 
 
 def accumulate(total, term, weight=1.0):
@@ -35,8 +32,7 @@ def accumulate(total, term, weight=1.0):
     array
         ``total`` itself (updated) or a new array.
     """
-    impl = impl_of_all(total, term)
-    fused = getattr(impl, "accumulate", None)
+    fused = be.hook("accumulate", total, term)
     if fused is None:
         return total + weight * term
     return fused(total, term, weight)
@@ -53,8 +49,7 @@ def add_product(a, t, b):
     ----------
     a, t, b : arrays or numbers, broadcasting together (at least one an array)
     """
-    impl = impl_of_all(a, t, b)
-    fused = getattr(impl, "add_product", None)
+    fused = be.hook("add_product", a, t, b)
     return a + t * b if fused is None else fused(a, t, b)
 
 
@@ -66,7 +61,7 @@ def ray_block_size(*arrays) -> int | None:
     caches, the same arithmetic runs several times faster.  Blocking applies
     only where a block's results can be written into preallocated outputs and
     nothing needs the whole batch at once: the backend's ``ray_block``
-    capability (:mod:`optics.backend._registry`, chosen by measurement) must
+    capability (``be.capabilities().ray_block``, chosen by measurement) must
     be set, every array must live on the CPU, no gradient may be recording
     (``grad_active``: a graph keeps every block alive anyway) and no graph
     compiler may be tracing.  A trace method chooses another size
@@ -81,13 +76,13 @@ def ray_block_size(*arrays) -> int | None:
     -------
     int or None
     """
-    impls = impls_of(arrays)
-    if not impls or grad_active(*arrays) or is_compiling(*arrays):
+    arrays = [a for a in arrays if be.is_array(a)]
+    if not arrays or be.grad_active(*arrays) or be.is_compiling(*arrays):
         return None
-    sizes = {_registry.info(impl.name).ray_block for impl in impls}
+    sizes = {be.capabilities(be.backend_of(a)).ray_block for a in arrays}
     if len(sizes) != 1 or None in sizes:
         return None
-    if any(impl_of(a).device_of(a) != "cpu" for a in arrays if hasattr(a, "shape")):
+    if any(be.device_of(a) != "cpu" for a in arrays):
         return None
     return sizes.pop()
 

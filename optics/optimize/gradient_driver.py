@@ -1,4 +1,4 @@
-"""Gradient drivers on Torch: Adam and L-BFGS (torch.optim) with exact autograd gradients.
+"""Gradient drivers: Adam and L-BFGS on exact gradients (Torch or JAX).
 
 Both move the scaled variables u (one unit ≈ one natural step of each
 parameter), which is what makes one learning rate serve radii, thicknesses
@@ -9,14 +9,14 @@ Bounds are enforced by projection after each step.
 
 from __future__ import annotations
 
-from .. import backend as be
+from .gradient_steps import gradient_steps
 
 #: Default learning rates (in scaled units: 1 ≈ 1% of a radius) per algorithm.
 LEARNING_RATES = {"adam": 0.3, "lbfgs": 1.0}
 
 
 def run_gradient(problem, recorder, algorithm, learning_rate=None):
-    """Drive ``problem`` with a torch.optim algorithm until ``recorder`` says stop.
+    """Drive ``problem`` with a gradient algorithm until ``recorder`` says stop.
 
     Parameters
     ----------
@@ -35,7 +35,7 @@ def run_gradient(problem, recorder, algorithm, learning_rate=None):
     """
     lr = LEARNING_RATES[algorithm] if learning_rate is None else float(learning_rate)
     lower, upper = problem.variables.scaled_bounds()
-    optimizer = be.optim.GradientOptimizer(algorithm, problem.start(), lr, lower, upper)
+    optimizer = gradient_steps(algorithm, problem.start(), lr, lower, upper)
     u = optimizer.values()
     # The optimizer sees the merit in units of its start value: Adam's epsilon
     # and L-BFGS's first step are absolute, the merit's units are not.
@@ -46,6 +46,11 @@ def run_gradient(problem, recorder, algorithm, learning_rate=None):
 
     for step in range(recorder.stop.steps):
         merit, gradient = optimizer.step(loss)
+        recorder.invalid_steps += optimizer.take_invalid_trials()
+        if optimizer.stalled:
+            recorder.message = recorder.message or optimizer.stalled
+            recorder.record(step, merit * unit, u, gradient * unit)
+            return u
         if recorder.record(step, merit * unit, u, gradient * unit):
             return u
         u = optimizer.values()

@@ -1,0 +1,44 @@
+"""Counting host reads of torch tensors, for tests that a trace makes none.
+
+Patches the reading methods of ``torch.Tensor`` for the length of a block;
+it imports nothing, and counts nothing when torch is not loaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+
+@contextlib.contextmanager
+def count_host_reads():
+    """Count host reads of torch tensors (``item``, ``bool``, ``int``, ``float``,
+    ``__index__``, ``tolist``, ``numpy``) made in the block.
+
+    Yields a dict whose ``"count"`` grows with every read and whose
+    ``"where"`` lists the method names read.  Without torch loaded it counts
+    nothing.
+    """
+    record = {"count": 0, "where": []}
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield record
+        return
+    names = ("item", "__bool__", "__int__", "__float__", "__index__", "tolist", "numpy")
+    originals = {name: getattr(torch.Tensor, name) for name in names}
+
+    def counted(name, original):
+        def read(self, *args, **kwargs):
+            record["count"] += 1
+            record["where"].append(name)
+            return original(self, *args, **kwargs)
+
+        return read
+
+    try:
+        for name, original in originals.items():
+            setattr(torch.Tensor, name, counted(name, original))
+        yield record
+    finally:
+        for name, original in originals.items():
+            setattr(torch.Tensor, name, original)
