@@ -12,6 +12,8 @@ to run fast, and changes no value:
 - :mod:`.deferred`: checks of array values read in one host transfer at the
   end of a block (``deferred_reads``, ``read_later``, ``after_reads``);
 - :mod:`.stages`: the stages of a compiled graph (``compiled_stage``);
+- :mod:`.threads`: the intra-op thread count of each block of an eager
+  trace, chosen by timing blocks (``BlockThreads``);
 - :mod:`.allocator`: glibc's malloc kept from returning ray-sized buffers to
   the system between traces (set once, when the first backend is loaded).
 
@@ -30,10 +32,12 @@ from .deferred import (  # noqa: F401  (re-exported through __all__)
 from .fused import accumulate, add_product, ray_block_size, write_block  # noqa: F401
 from .host import on_host  # noqa: F401  (re-exported through __all__)
 from .stages import compiled_stage  # noqa: F401  (re-exported through __all__)
+from .threads import BlockThreads  # noqa: F401  (re-exported through __all__)
 
 _be.on_backend_load(lambda _name: _allocator.keep_freed_memory())  # once per process
 
 __all__ = [
+    "BlockThreads",
     "accumulate",
     "add_product",
     "after_reads",

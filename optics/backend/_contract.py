@@ -48,6 +48,7 @@ OPTIONAL = {
     "recompute": "the function is called as it is: its backward keeps its intermediates",
     "compile_uses_rows": "False: compile_function is not given rows=",
     "compiled_stage": "the stage runs inside the enclosing compiled function",
+    "intra_op_threads": "the backend's own threading is left as it is (no thread count chosen)",
 }
 
 

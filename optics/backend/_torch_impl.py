@@ -353,6 +353,26 @@ def quiet_float_errors():
     return contextlib.nullcontext()  # torch never warns on inf/nan arithmetic
 
 
+@contextlib.contextmanager
+def intra_op_threads(count=None):
+    """The calling thread's intra-op thread count set to ``count`` in the block; yields the
+    count before it (``count=None``: unchanged).
+
+    With torch's OpenMP parallel backend (the Linux CPU builds) the setting
+    belongs to the calling thread alone (OpenMP's per-thread ``nthreads-var``):
+    other threads keep theirs.
+    """
+    before = torch.get_num_threads()
+    if count is None or count == before:
+        yield before
+        return
+    torch.set_num_threads(count)
+    try:
+        yield before
+    finally:
+        torch.set_num_threads(before)
+
+
 def to_numpy(x):
     return x.detach().cpu().numpy()
 

@@ -8,7 +8,10 @@ stay in the CPU's caches.  :func:`in_blocks` runs a trace function on
 consecutive slices of its inputs along the last axis of their broadcast
 shape and writes every block's results into outputs allocated once (no
 final concatenation).  Every ray is computed by the same elementwise
-arithmetic as in one batch, so the results are bit-identical.
+arithmetic as in one batch, so the results are bit-identical.  Each block
+runs with the intra-op thread count that :class:`optics.accel.BlockThreads`
+finds fastest on this machine now (torch: its own count, or one thread
+when another process holds a core).
 
 Whether and how large: :func:`optics.backend.ray_block_size` (the backend's
 ``ray_block`` capability, or the method's ``block``; one batch while a gradient records, inside a
@@ -66,10 +69,14 @@ def in_blocks(run, inputs, block=None):
     if step < 2 or step >= n:
         return run(*inputs)
     outputs = kept = rebuild = None
+    threads = accel.BlockThreads(arrays)
     with grouped_rejections():
         for start in range(0, n, step):
             stop = min(start + step, n)
-            leaves, rebuild = _flatten(run(*[_sliced(v, n, start, stop) for v in inputs]))
+            block = [_sliced(v, n, start, stop) for v in inputs]
+            rays = (stop - start) * math.prod(shape[:-1])
+            traced = threads.run(run, block, rays, full=stop - start == step)
+            leaves, rebuild = _flatten(traced)
             if outputs is None:
                 block_shape = shape[:-1] + (stop - start,)
                 outputs = [_allocate(v, shape, block_shape) for v in leaves]
