@@ -13,8 +13,9 @@ from helpers import UNLIKE_DESIGNS, corpus_design, reference_cooke
 
 from optics import accel
 from optics import backend as be
-from optics.backend import _jax_compile, _jax_parts
+from optics.backend import _jax_parts
 from optics.trace import trace_rays
+from optics.trace.methods.compiled import CHUNK_ROWS, PART_ROWS
 
 jax = pytest.importorskip("jax")
 
@@ -37,7 +38,7 @@ ROW_CASES = [
     pytest.param(ROWS, 1, id="chunked"),
     pytest.param(ROWS + 1001, 1, id="overlapping_chunk"),
     pytest.param(1000, 1, id="one_piece"),
-    pytest.param(3 * _jax_compile.MIN_PART_ROWS + 777, 3, id="three_parts"),
+    pytest.param(3 * PART_ROWS + 777, 3, id="three_parts"),
 ]
 
 
@@ -48,7 +49,7 @@ def test_compiled_function_equals_the_plain_call_and_its_gradient(
     monkeypatch.setattr(_jax_parts, "_cores", lambda: cores)
     x = be.asarray(np.linspace(-1.0, 1.0, rows))
     values = {"x": x, "scale": be.asarray(0.7)}
-    compiled = be.compile_function(_toy, rows=rows)
+    compiled = be.compile_function(_toy, rows=rows, chunk_rows=CHUNK_ROWS, part_rows=PART_ROWS)
     got, expected = compiled(values), _toy(values)
     # XLA may contract a*b + c into one rounding: equal to a few ulps, not bit for bit
     eps = be.machine_eps(x)
@@ -77,13 +78,13 @@ def test_parts_cover_every_row_once():
 def test_calls_inside_jit_are_one_part(jax_backend, monkeypatch):
     """Tracers cannot be cut or run in threads: under jax.jit the call is one program."""
     monkeypatch.setattr(_jax_parts, "_cores", lambda: 2)
-    rows = 2 * _jax_compile.MIN_PART_ROWS
+    rows = 2 * PART_ROWS
     x = be.asarray(np.linspace(-1.0, 1.0, rows))
-    assert len(_jax_parts.plan(rows, [x], _jax_compile.MIN_PART_ROWS).starts) == 2
+    assert len(_jax_parts.plan(rows, [x], PART_ROWS).starts) == 2
     seen = []
     jax.jit(lambda v: seen.append(_jax_parts.plan(rows, [v], 1).starts) or v)(x)
     assert seen == [(0,)]
-    compiled = be.compile_function(_toy, rows=rows)
+    compiled = be.compile_function(_toy, rows=rows, chunk_rows=CHUNK_ROWS, part_rows=PART_ROWS)
     jitted = jax.jit(lambda v: compiled({"x": v, "scale": be.asarray(0.7)})["z"])(x)
     np.testing.assert_allclose(
         be.to_numpy(jitted), be.to_numpy(compiled({"x": x, "scale": 0.7})["z"])
@@ -94,7 +95,7 @@ def test_calls_inside_jit_are_one_part(jax_backend, monkeypatch):
     ("n", "cores"),
     [
         pytest.param(9000, 1, id="chunks"),  # two chunks of 4096 and one overlapping them
-        pytest.param(2 * _jax_compile.MIN_PART_ROWS + 4321, 2, id="parts"),
+        pytest.param(2 * PART_ROWS + 4321, 2, id="parts"),
     ],
 )
 def test_chunked_compiled_trace_equals_the_eager_trace(jax_backend, monkeypatch, n, cores):
@@ -111,7 +112,7 @@ def test_a_jitted_trace_in_two_parts_equals_the_eager_trace_on_unlike_designs(
     jax_backend, monkeypatch, design
 ):
     monkeypatch.setattr(_jax_parts, "_cores", lambda: 2)
-    n = 2 * _jax_compile.MIN_PART_ROWS + 101  # two parts, the last overlapping; chunks overlap too
+    n = 2 * PART_ROWS + 101  # two parts, the last overlapping; chunks overlap too
     rng = np.random.default_rng(11)
     radius, angle = np.sqrt(rng.random(n)), 2 * np.pi * rng.random(n)
     px, py = be.asarray(radius * np.cos(angle)), be.asarray(radius * np.sin(angle))

@@ -93,7 +93,7 @@ def test_bad_section_exits_2_naming_the_key(lens, tmp_path, capsys):
     assert not out.exists()
 
 
-def test_torch_driver_on_numpy_exits_2(lens, tmp_path, capsys):
+def test_gradient_driver_on_numpy_exits_2(lens, tmp_path, capsys):
     args = [
         "optimize",
         str(lens),

@@ -86,7 +86,7 @@ def test_levenberg_marquardt_refuses_bounds():
         optimize(problem, "least_squares", method="lm")
 
 
-def test_torch_drivers_refuse_the_numpy_backend():
+def test_gradient_drivers_refuse_the_numpy_backend():
     problem, _ = _focus_problem()
     with be.using("numpy"), pytest.raises(ConfigurationError, match="torch or jax backend"):
         optimize(problem, "adam")

@@ -84,7 +84,7 @@ def can_compile() -> bool:
     return _registry.info(_config.get_backend()).compile
 
 
-def compile_function(fn, *, rows=None, **options):
+def compile_function(fn, *, rows=None, chunk_rows=None, part_rows=None, **options):
     """``fn`` compiled into one graph by the configured backend.
 
     Parameters
@@ -98,8 +98,13 @@ def compile_function(fn, *, rows=None, **options):
         output depends only on row i of such inputs; see
         ``_jax_compile.in_row_chunks``).  A backend that gains from it
         (``compile_uses_rows = True`` in its module) runs the graph over
-        cache-sized chunks of rows and splits a call among the CPU cores
-        (jax); others ignore it.
+        chunks of rows and splits a call among the CPU cores (jax); others
+        ignore it.
+    chunk_rows, part_rows : int, optional
+        With ``rows``, on such a backend: rows per chunk (None: one chunk)
+        and the fewest rows per part of a call split among the cores (None:
+        one part).  The sizes are a speed strategy, the caller's (the
+        compiled trace method's); values are the same for any of them.
     **options
         Backend-specific: torch takes ``compiler``, ``dynamic``,
         ``fullgraph``, ``mode``, ``options``, ``memory_budget`` and
@@ -123,7 +128,7 @@ def compile_function(fn, *, rows=None, **options):
         )
     impl = configured()
     if rows is not None and getattr(impl, "compile_uses_rows", False):  # optional name
-        options["rows"] = int(rows)
+        options.update(rows=int(rows), chunk_rows=chunk_rows, part_rows=part_rows)
     return impl.compile_function(fn, **options)
 
 

@@ -29,10 +29,6 @@ from . import _jax_chunks, _jax_parts
 from ._compile_report import CompileReport
 from ._structure import fields_of, with_fields
 
-#: Rows per chunk of :func:`in_row_chunks`: the ~20 live float64 temporaries of a
-#: surface stay in a core's L2 cache (measured on the Cooke triplet, 1e6 rays, 2 cores:
-#: 2048 and 4096 alike, 16384 half as fast, unchunked a quarter).
-CHUNK_ROWS = 4096
 #: The run-time True that :func:`compiled_stage` branches on, while a graph is traced.
 _STAGE_GATE = contextvars.ContextVar("optics_jax_stage_gate", default=None)
 
@@ -102,7 +98,7 @@ def _rebuild(skeleton, leaves, opaque, objects=None):
     return with_fields(obj, {k: _rebuild(s, leaves, opaque, objects) for k, s in skeleton[3]})
 
 
-def compile_function(fn, rows=None, **_options):
+def compile_function(fn, rows=None, chunk_rows=None, part_rows=None, **_options):
     """``fn`` under ``jax.jit``; its arguments and result may be optics objects holding arrays.
 
     Arrays inside the arguments are the jitted function's inputs; Python
@@ -110,10 +106,13 @@ def compile_function(fn, rows=None, **_options):
     as constants, as on the torch path).  One jitted function per structure.
 
     With ``rows`` (the promise of ``be.compile_function(rows=)``), the program
-    runs over cache-sized chunks of rows (:func:`in_row_chunks`), and a call
-    on concrete CPU arrays is cut into one part per core run side by side
-    (:mod:`._jax_parts`); other backend options are ignored.
+    runs over chunks of ``chunk_rows`` rows (:func:`in_row_chunks`; None: one
+    chunk), and a call on concrete CPU arrays is cut into one part per core,
+    each at least ``part_rows`` rows, run side by side (:mod:`._jax_parts`;
+    None: one part).  The sizes are the caller's choice (the compiled trace
+    method's, tuned by measurement); other backend options are ignored.
     """
+    sizes = (rows, chunk_rows, part_rows)
     cache = {}
 
     def call(*args):
@@ -121,7 +120,7 @@ def compile_function(fn, rows=None, **_options):
         key = splitter.skeleton(args)
         entry = cache.get(key)
         if entry is None:
-            entry = cache[key] = _Program(fn, rows, key, splitter)
+            entry = cache[key] = _Program(fn, sizes, key, splitter)
         leaves = entry.call(_TRUE, *[jnp.asarray(leaf) for leaf in splitter.leaves])
         skeleton, opaque, objects = entry.out_skeleton["key"]
         return _rebuild(skeleton, leaves, opaque, objects)
@@ -130,8 +129,6 @@ def compile_function(fn, rows=None, **_options):
 
 
 _TRUE = np.bool_(True)
-#: Fewest rows per part of a call split among the cores (``_jax_parts``).
-MIN_PART_ROWS = 4 * CHUNK_ROWS
 
 
 class _Program:
@@ -147,8 +144,9 @@ class _Program:
     derivatives (``jax.jvp``) are not available through it.
     """
 
-    def __init__(self, fn, rows, key, splitter):
-        self.fn, self.rows, self.key, self.splitter = fn, rows, key, splitter
+    def __init__(self, fn, sizes, key, splitter):
+        self.fn, self.key, self.splitter = fn, key, splitter
+        self.rows, self.chunk_rows, self.part_rows = sizes
         self.out_skeleton = {}
         self._jitted = {}
         self._compiled = set()  # (part length, 0 primal / 1 backward) that have run
@@ -158,7 +156,8 @@ class _Program:
         """(primal, backward) jitted for parts of ``size`` rows (the whole call when unsplit)."""
         programs = self._jitted.get(size)
         if programs is None:
-            fn = self.fn if self.rows is None else in_row_chunks(self.fn, size)
+            chunked = self.rows is not None and self.chunk_rows is not None
+            fn = in_row_chunks(self.fn, size, self.chunk_rows) if chunked else self.fn
             flat = self._flat(fn)
             programs = self._jitted[size] = (jax.jit(flat), jax.jit(_backward_of(flat)))
         return programs
@@ -180,14 +179,14 @@ class _Program:
 
     def _differentiable(self):
         def primal(gate, leaves):
-            parts = _jax_parts.plan(self.rows, leaves, MIN_PART_ROWS)
+            parts = _jax_parts.plan(self.rows, leaves, self.part_rows)
             program = self.programs(parts.size)[0]
             inputs = _jax_parts.split(parts, leaves)
             outs = self._run_each(parts, 0, lambda mine: program(gate, *mine), inputs)
             return _jax_parts.join(parts, outs)
 
         def backward(gate, leaves, cotangents):
-            parts = _jax_parts.plan(self.rows, leaves, MIN_PART_ROWS)
+            parts = _jax_parts.plan(self.rows, leaves, self.part_rows)
             program = self.programs(parts.size)[1]
             inputs = list(
                 zip(
@@ -277,8 +276,8 @@ def _gated_leaves(fn, key, splitter, leaves, gate, out_skeleton):
     return out.leaves
 
 
-def in_row_chunks(fn, rows):
-    """``fn`` run over chunks of :data:`CHUNK_ROWS` rows in one XLA loop, results written in place.
+def in_row_chunks(fn, rows, chunk_rows):
+    """``fn`` run over chunks of ``chunk_rows`` rows in one XLA loop, results written in place.
 
     ``fn`` must be row-independent along the leading axis of every array of
     length ``rows`` in its arguments (optics objects included): row i of each
@@ -294,7 +293,7 @@ def in_row_chunks(fn, rows):
         key = splitter.skeleton(args)
         leaves = [jnp.asarray(a) for a in splitter.leaves]
         rowed = [a.ndim > 0 and a.shape[0] == rows for a in leaves]
-        if rows < 2 * CHUNK_ROWS or not any(rowed):
+        if rows < 2 * chunk_rows or not any(rowed):
             return fn(*args)
         gate = _STAGE_GATE.get()
         out_skeleton = {}
@@ -308,7 +307,7 @@ def in_row_chunks(fn, rows):
 
         shared = [a for a, r in zip(leaves, rowed) if not r]
         shared += [] if gate is None else [jnp.asarray(gate)]
-        loop = _jax_chunks.chunk_loop(body, rows, CHUNK_ROWS)
+        loop = _jax_chunks.chunk_loop(body, rows, chunk_rows)
         joined = loop([a for a, r in zip(leaves, rowed) if r], shared)
         skeleton, opaque, objects = out_skeleton["key"]
         return _rebuild(skeleton, joined, opaque, objects)

@@ -56,14 +56,15 @@ class Parts:
 
 
 def plan(rows, leaves, min_part_rows):
-    """The :class:`Parts` of a call: one part per usable core, each at least ``min_part_rows``.
+    """The :class:`Parts` of a call: one part per usable core, each at least ``min_part_rows``
+    (None: one part).
 
     The last part starts early to end at the last row when the parts do not
     divide the rows.
     """
     count = 1
     concrete = not any(isinstance(a, jax.core.Tracer) for a in leaves)
-    if rows is not None and concrete and _on_cpu(leaves):
+    if rows is not None and min_part_rows is not None and concrete and _on_cpu(leaves):
         count = max(1, min(_cores(), rows // min_part_rows))
     if count == 1:
         return Parts(rows, rows, (0,))

@@ -1,4 +1,4 @@
-"""Torch's in-place fused forms of ``be.accumulate`` and ``be.add_product`` (see _fused.py).
+"""Torch's in-place fused forms of ``accel.accumulate`` and ``accel.add_product``.
 
 Outside autograd and compiled graphs they write into an existing buffer or use
 one fused kernel; inside either they fall back to the plain expression.
