@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from .. import accel
 from .. import backend as be
 from .base import Geometry, is_plain, number, register
 
@@ -39,7 +40,8 @@ def conic_intersect(curvature, conic, x, y, z, L, M, N):
 
 
 def _conic_roots(curvature, conic, x, y, z, L, M, N):
-    """(t, hit, b) of :func:`conic_intersect`; b = c (x L + y M + (1+k) z N) − N (None: plane).
+    """(t, hit, (b, t1)) of :func:`conic_intersect`: b = c (x L + y M) − N and t1 from the
+    ray's point on the tangent plane z = 0, t = t0 + t1 from its start (None: a plane).
 
     Which root: F = c (x² + y²) + (1+k) c z² − 2 z has ∂F/∂z = 2 ((1+k) c z − 1) < 0
     on the vertex sheet, so a ray travelling +z crosses the vertex sheet where
@@ -53,14 +55,25 @@ def _conic_roots(curvature, conic, x, y, z, L, M, N):
         t = -z / N
         return t, be.isfinite(t), None
     c = curvature
+    # Transfer to the tangent plane z = 0 first, then solve from there: from a far
+    # start (an object metres away) b² and a g are huge and nearly equal, and their
+    # difference D loses most of its digits (a 20 m object: 1e-9 mm at the hit);
+    # from the plane, g and b are of the surface's own size.  The root is a property
+    # of the line, so t = t0 + t1.  A ray parallel to the plane (N = 0) stays put.
+    if be.grad_active():  # no NaN may reach a gradient: a parallel ray stays put
+        parallel = be.detach(N) == 0.0
+        t0 = be.where(parallel, 0.0, -z / be.where(parallel, 1.0, N))
+    else:  # a parallel ray goes to infinity, and its t is caught below as a miss
+        with be.quiet_float_errors():
+            t0 = -z / N
+    x, y = accel.add_product(x, t0, L), accel.add_product(y, t0, M)
     # Each full-array operation costs a pass over memory (see docs/performance.md):
-    # a sphere (k a plain 0) skips every factor (1 + k).
+    # a sphere (k a plain 0) skips every factor (1 + k); on the plane z is 0.
     sphere = is_plain(conic)
     kp1 = 1.0 + conic
     a = c if sphere else c * (1.0 + conic * (N * N))
-    zN, zz = (z * N, z * z) if sphere else (kp1 * (z * N), kp1 * (z * z))
-    b = c * (x * L + y * M + zN) - N
-    g = c * (x * x + y * y + zz) - 2.0 * z
+    b = c * (x * L + y * M) - N
+    g = c * (x * x + y * y)
     disc = b * b - a * g
     # Which form: a mask needs no graph (detached operands are not kept for backward).
     near = be.detach(b) * be.detach(N) <= 0.0
@@ -87,9 +100,10 @@ def _conic_roots(curvature, conic, x, y, z, L, M, N):
         hit = be.isfinite(t)
         t = be.where(hit, t, 0.0)
     # The far sheet of a conic has (1+k) c z >= 1 (normal z-component flips).
-    zh = be.detach(z) + be.detach(t) * be.detach(N)
+    zh = be.detach(t) * be.detach(N)
     hit = be.logical_and(hit, be.detach(c if sphere else kp1 * c) * zh < 1.0)
-    return t, hit, b
+    # b and t from the plane: b + c t is the incidence cosine either way.
+    return t0 + t, hit, (b, t)
 
 
 def conic_normal(curvature, conic, x, y, z):
@@ -178,8 +192,8 @@ class Standard(Geometry):
         c = self.curvature
         if is_plain(c) or not is_plain(self.conic):
             return super().intersect_with_normal(x, y, z, L, M, N)
-        t, hit, b = _conic_roots(c, 0.0, x, y, z, L, M, N)
-        return t, hit, _SphereNormal(c, b, t)
+        t, hit, (b, t1) = _conic_roots(c, 0.0, x, y, z, L, M, N)
+        return t, hit, _SphereNormal(c, b, t1)
 
     @classmethod
     def from_spec(cls, spec, where):
@@ -208,7 +222,8 @@ class _SphereNormal:
         return c * x, c * y, c * z - 1.0
 
     def incidence_cosine(self):
-        """n · d = c (p + t d) · d − N = b + c t for a unit direction d (2 passes, not 5)."""
+        """n · d = c (p + t d) · d − N = b + c t for a unit direction d (2 passes, not 5);
+        p the ray's point on the tangent plane, t the distance from there."""
         return self.b + self.curvature * self.t
 
 
