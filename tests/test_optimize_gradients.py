@@ -135,3 +135,20 @@ def test_curvature_variable_passes_through_flat():
     )  # -1e-4 + 2e-4 = +1e-4: the surface flipped through flat
     assert get_param(optic, "surfaces[2].radius") == pytest.approx(1e4)
     assert isinstance(optic.surfaces[0], Surface)
+
+
+def test_a_flat_stop_curvature_gets_a_bounded_scale():
+    """A plane stop in air: the merit is blind to its curvature, its scale still bounded."""
+    import optics
+
+    lens = optics.load("double_gauss")
+    stop = lens.stop_index
+    assert lens.surfaces[stop].geometry.curvature == 0.0
+    problem = Problem(lens, [f"surfaces[{stop}].curvature"], [Operand("rms_spot")])
+    scale = problem.variables.scales[0]
+    cap = problem.variables.largest_scales()[0]
+    assert np.isfinite(cap) and 0 < scale <= cap
+    # The cap: the sag at the rim moves by half a per cent of the rim height per unit.
+    semi = lens.surfaces[stop].semi_diameter
+    rim = float(semi) if semi is not None else float(optics.paraxial(lens).epd) / 2
+    assert cap == pytest.approx(0.01 / rim)

@@ -37,7 +37,11 @@ class Problem:
     Variables without an explicit or size-based scale get
     s = 0.1 ‖r‖ / ‖∂r/∂x‖ at the start: the change that, alone and to first
     order, would change the residual vector by 10% of its length (a 1%
-    change of a radius typically moves the residuals by more than that).
+    change of a radius typically moves the residuals by more than that),
+    held for a curvature to the step that moves its sag at the rim by half a
+    per cent of the rim height (``VariableSet.largest_scales``: where the merit
+    hardly depends on it, as a stop's curvature in air, the sensitivity step
+    would turn the plane into a sphere smaller than the beam).
     """
 
     def __init__(self, optic, variables, merit, constraints=()):
@@ -182,11 +186,13 @@ class Problem:
     def _choose_scales(self):
         """Sensitivity-based scales for variables that have none (see the class notes)."""
         pending = np.isnan(self.variables.scales)
+        largest = self.variables.largest_scales()  # of the start lens, before any trace
         self.variables.set_scales(np.ones(self.size))  # measure at unit scale first
         r, jacobian = self.jacobian(self.start())
         column = np.linalg.norm(jacobian, axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
             sensitivity = SENSITIVITY_FRACTION * np.linalg.norm(r) / column
         chosen = np.where(np.isfinite(sensitivity) & (sensitivity > 0), sensitivity, 1.0)
+        chosen = np.minimum(chosen, largest)
         self.variables.scales = np.where(pending, chosen, self.variables.scales)
         self.finish(self.start())

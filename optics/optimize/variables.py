@@ -145,6 +145,33 @@ class VariableSet:
         """The variables' paths, in order."""
         return [v.path for v in self.variables]
 
+    def largest_scales(self):
+        """The largest step a scale chosen by sensitivity may take, ndarray (n,) (inf: none).
+
+        A curvature that starts at 0 has no size of its own, and where the
+        merit hardly depends on it (a plane between two equal media, such as
+        an aperture stop in air) a sensitivity-based step would be enormous:
+        one unit could turn the plane into a sphere smaller than the beam.
+        Its step is held to ``STEP_FRACTION / h`` (the sag at the rim moving by
+        half a per cent of h), h the surface's semi-diameter, or half the
+        entrance pupil diameter where it has none.
+        """
+        out = np.full(len(self.variables), math.inf)
+        for i, v in enumerate(self.variables):
+            found = re.fullmatch(r"\s*surfaces\[(\d+)\]\.curvature\s*", v.path)
+            if found is not None:
+                out[i] = STEP_FRACTION / self._rim(int(found.group(1)))
+        return out
+
+    def _rim(self, index) -> float:
+        """Semi-diameter of surface ``index`` in mm (the entrance pupil radius without one)."""
+        from .._paraxial import paraxial
+
+        h = self.optic.surfaces[index].semi_diameter
+        if h is None or not math.isfinite(float(be.item(h))) or float(be.item(h)) <= 0:
+            return float(be.item(paraxial(self.optic).epd)) / 2
+        return float(be.item(h))
+
     def set_scales(self, scales):
         """Fill the scales still NaN from ``scales`` (ndarray (n,), positive)."""
         self.scales = np.where(np.isnan(self.scales), scales, self.scales)
