@@ -141,9 +141,9 @@ def measure_competing(optiland, repeats):
                 times[label].append(_timed(cases[label][1]))
                 their_times[label].append(_ask_seconds(optiland, case, system, n))
     out = {}
-    for label, (work, _) in cases.items():
+    for label, _, _, mode, _, _ in rows:
+        work = cases[label][0]
         ours = work / statistics.median(times[label][1:]) / 1e6
-        mode = next(row[3] for row in rows if row[0] == label)
         theirs = work / statistics.median(their_times[label][1:]) / 1e6
         out[label] = (ours, theirs, COMPETING_TARGETS[mode])
     return out

@@ -33,6 +33,8 @@ HISTORY = 20
 MAX_STEP_GROWTH = 10.0
 #: Loss evaluations one L-BFGS line search may spend.
 LINE_SEARCH_EVALUATIONS = 25
+#: The variables are float64 NumPy numbers whatever the backend computes in.
+_EPS = float(be.machine_eps(np.zeros(1)))
 
 
 class _Steps:
@@ -125,9 +127,8 @@ class LBFGS(_Steps):
         """One iteration; returns (loss before it, gradient there) as (float, ndarray (n,))."""
         evaluate = self._evaluator(loss_fn)
         loss, grad = evaluate(self._u)
-        direction = -self._inverse_hessian_times(grad)
-        if not self._pairs:  # no curvature yet: a first step of about learning_rate
-            direction *= self._rate / max(np.abs(grad).max(), be.machine_eps(be.asarray(1.0)))
+        # No curvature yet: a first step of about learning_rate.
+        direction = -self._inverse_hessian_times(grad) if self._pairs else self._steepest(grad)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "The line search")  # a failure is handled below
             alpha, *_ = line_search(
@@ -157,14 +158,14 @@ class LBFGS(_Steps):
                 return loss, grad
         trial = np.clip(self._u + alpha * direction, self._lower, self._upper)
         s, y = trial - self._u, evaluate(trial)[1] - grad
-        if float(s @ y) > be.machine_eps(be.asarray(1.0)) * float(y @ y):  # keeps H positive
+        if float(s @ y) > _EPS * float(y @ y):  # keeps H positive
             self._pairs = (self._pairs + [(s, y)])[-HISTORY:]
         self._u = trial
         return loss, grad
 
     def _backtrack(self, evaluate, loss, grad):
         """(alpha, direction) of the first halving of a steepest step that lowers the loss."""
-        direction = -grad * (self._rate / max(np.abs(grad).max(), be.machine_eps(be.asarray(1.0))))
+        direction = self._steepest(grad)
         alpha = 1.0
         for _ in range(LINE_SEARCH_EVALUATIONS):
             value = evaluate(np.clip(self._u + alpha * direction, self._lower, self._upper))[0]
@@ -172,6 +173,10 @@ class LBFGS(_Steps):
                 return alpha, direction
             alpha *= 0.5
         return None, direction
+
+    def _steepest(self, grad):
+        """The steepest-descent step whose largest component is the learning rate."""
+        return -grad * (self._rate / max(float(np.abs(grad).max()), _EPS))
 
     def _inverse_hessian_times(self, grad):
         """The two-loop recursion: H g with H the L-BFGS inverse Hessian of the stored pairs."""

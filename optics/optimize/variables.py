@@ -157,20 +157,21 @@ class VariableSet:
         entrance pupil diameter where it has none.
         """
         out = np.full(len(self.variables), math.inf)
+        pupil_radius = None  # computed once, only when a surface has no semi-diameter
         for i, v in enumerate(self.variables):
             found = re.fullmatch(r"\s*surfaces\[(\d+)\]\.curvature\s*", v.path)
-            if found is not None:
-                out[i] = STEP_FRACTION / self._rim(int(found.group(1)))
+            if found is None:
+                continue
+            h = self.optic.surfaces[int(found.group(1))].semi_diameter
+            h = math.nan if h is None else float(be.item(h))
+            if not (math.isfinite(h) and h > 0):
+                if pupil_radius is None:
+                    from .._paraxial import paraxial
+
+                    pupil_radius = float(be.item(paraxial(self.optic).epd)) / 2
+                h = pupil_radius
+            out[i] = STEP_FRACTION / h
         return out
-
-    def _rim(self, index) -> float:
-        """Semi-diameter of surface ``index`` in mm (the entrance pupil radius without one)."""
-        from .._paraxial import paraxial
-
-        h = self.optic.surfaces[index].semi_diameter
-        if h is None or not math.isfinite(float(be.item(h))) or float(be.item(h)) <= 0:
-            return float(be.item(paraxial(self.optic).epd)) / 2
-        return float(be.item(h))
 
     def set_scales(self, scales):
         """Fill the scales still NaN from ``scales`` (ndarray (n,), positive)."""
