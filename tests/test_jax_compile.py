@@ -13,7 +13,7 @@ from helpers import UNLIKE_DESIGNS, corpus_design, reference_cooke
 
 from optics import accel
 from optics import backend as be
-from optics.backend import _jax_parts
+from optics.accel import parts as _parts
 from optics.trace import trace_rays
 from optics.trace.methods.compiled import CHUNK_ROWS, PART_ROWS
 
@@ -46,10 +46,12 @@ ROW_CASES = [
 def test_compiled_function_equals_the_plain_call_and_its_gradient(
     jax_backend, monkeypatch, rows, cores
 ):
-    monkeypatch.setattr(_jax_parts, "_cores", lambda: cores)
+    monkeypatch.setattr(_parts, "_cores", lambda: cores)
     x = be.asarray(np.linspace(-1.0, 1.0, rows))
     values = {"x": x, "scale": be.asarray(0.7)}
-    compiled = be.compile_function(_toy, rows=rows, chunk_rows=CHUNK_ROWS, part_rows=PART_ROWS)
+    compiled = be.compile_function(
+        _toy, rows=rows, chunk_rows=CHUNK_ROWS, runner=accel.RowParts(PART_ROWS)
+    )
     got, expected = compiled(values), _toy(values)
     # XLA may contract a*b + c into one rounding: equal to a few ulps, not bit for bit
     eps = be.machine_eps(x)
@@ -69,7 +71,7 @@ def test_compiled_function_equals_the_plain_call_and_its_gradient(
 
 
 def test_parts_cover_every_row_once():
-    parts = _jax_parts.Parts(10, 4, (0, 4, 6))  # three parts of 4 rows for 10 rows
+    parts = _parts.Parts(10, 4, (0, 4, 6))  # three parts of 4 rows for 10 rows
     assert [parts.owned(k) for k in range(3)] == [(0, 4), (0, 4), (2, 4)]
     owned = [parts.starts[k] + i for k in range(3) for i in range(*parts.owned(k))]
     assert owned == list(range(10))
@@ -77,14 +79,16 @@ def test_parts_cover_every_row_once():
 
 def test_calls_inside_jit_are_one_part(jax_backend, monkeypatch):
     """Tracers cannot be cut or run in threads: under jax.jit the call is one program."""
-    monkeypatch.setattr(_jax_parts, "_cores", lambda: 2)
+    monkeypatch.setattr(_parts, "_cores", lambda: 2)
     rows = 2 * PART_ROWS
     x = be.asarray(np.linspace(-1.0, 1.0, rows))
-    assert len(_jax_parts.plan(rows, [x], PART_ROWS).starts) == 2
+    assert len(accel.RowParts(PART_ROWS).plan(rows, [x]).starts) == 2
     seen = []
-    jax.jit(lambda v: seen.append(_jax_parts.plan(rows, [v], 1).starts) or v)(x)
+    jax.jit(lambda v: seen.append(accel.RowParts(1).plan(rows, [v]).starts) or v)(x)
     assert seen == [(0,)]
-    compiled = be.compile_function(_toy, rows=rows, chunk_rows=CHUNK_ROWS, part_rows=PART_ROWS)
+    compiled = be.compile_function(
+        _toy, rows=rows, chunk_rows=CHUNK_ROWS, runner=accel.RowParts(PART_ROWS)
+    )
     jitted = jax.jit(lambda v: compiled({"x": v, "scale": be.asarray(0.7)})["z"])(x)
     np.testing.assert_allclose(
         be.to_numpy(jitted), be.to_numpy(compiled({"x": x, "scale": 0.7})["z"])
@@ -100,7 +104,7 @@ def test_calls_inside_jit_are_one_part(jax_backend, monkeypatch):
 )
 def test_chunked_compiled_trace_equals_the_eager_trace(jax_backend, monkeypatch, n, cores):
     """Values only: derivatives through chunks are the toy test's (compiling them is slow)."""
-    monkeypatch.setattr(_jax_parts, "_cores", lambda: cores)
+    monkeypatch.setattr(_parts, "_cores", lambda: cores)
     rng = np.random.default_rng(3)
     radius, angle = np.sqrt(rng.random(n)), 2 * np.pi * rng.random(n)
     px, py = be.asarray(radius * np.cos(angle)), be.asarray(radius * np.sin(angle))
@@ -111,7 +115,7 @@ def test_chunked_compiled_trace_equals_the_eager_trace(jax_backend, monkeypatch,
 def test_a_jitted_trace_in_two_parts_equals_the_eager_trace_on_unlike_designs(
     jax_backend, monkeypatch, design
 ):
-    monkeypatch.setattr(_jax_parts, "_cores", lambda: 2)
+    monkeypatch.setattr(_parts, "_cores", lambda: 2)
     n = 2 * PART_ROWS + 101  # two parts, the last overlapping; chunks overlap too
     rng = np.random.default_rng(11)
     radius, angle = np.sqrt(rng.random(n)), 2 * np.pi * rng.random(n)

@@ -11,6 +11,8 @@ to run fast, and changes no value:
   backend dispatches slowly (``on_host``);
 - :mod:`.deferred`: checks of array values read in one host transfer at the
   end of a block (``deferred_reads``, ``read_later``, ``after_reads``);
+- :mod:`.parts`: a compiled call cut into row parts run side by side on the
+  CPU cores (``RowParts``);
 - :mod:`.stages`: the stages of a compiled graph (``compiled_stage``);
 - :mod:`.threads`: the intra-op thread count of each block of an eager
   trace, chosen by timing blocks (``BlockThreads``);
@@ -31,6 +33,7 @@ from .deferred import (  # noqa: F401  (re-exported through __all__)
 )
 from .fused import accumulate, add_product, ray_block_size, write_block  # noqa: F401
 from .host import on_host  # noqa: F401  (re-exported through __all__)
+from .parts import RowParts  # noqa: F401  (re-exported through __all__)
 from .stages import compiled_stage  # noqa: F401  (re-exported through __all__)
 from .threads import BlockThreads  # noqa: F401  (re-exported through __all__)
 
@@ -38,6 +41,7 @@ _be.on_backend_load(lambda _name: _allocator.keep_freed_memory())  # once per pr
 
 __all__ = [
     "BlockThreads",
+    "RowParts",
     "accumulate",
     "add_product",
     "after_reads",

@@ -84,7 +84,7 @@ def can_compile() -> bool:
     return _registry.info(_config.get_backend()).compile
 
 
-def compile_function(fn, *, rows=None, chunk_rows=None, part_rows=None, **options):
+def compile_function(fn, *, rows=None, chunk_rows=None, runner=None, **options):
     """``fn`` compiled into one graph by the configured backend.
 
     Parameters
@@ -98,13 +98,15 @@ def compile_function(fn, *, rows=None, chunk_rows=None, part_rows=None, **option
         output depends only on row i of such inputs; see
         ``_jax_compile.in_row_chunks``).  A backend that gains from it
         (``compile_uses_rows = True`` in its module) runs the graph over
-        chunks of rows and splits a call among the CPU cores (jax); others
+        chunks of rows and hands each call to ``runner`` (jax); others
         ignore it.
-    chunk_rows, part_rows : int, optional
-        With ``rows``, on such a backend: rows per chunk (None: one chunk)
-        and the fewest rows per part of a call split among the cores (None:
-        one part).  The sizes are a speed strategy, the caller's (the
-        compiled trace method's); values are the same for any of them.
+    chunk_rows : int, optional
+        With ``rows``, on such a backend: rows per chunk (None: one chunk).
+    runner : object, optional
+        With ``rows``, on such a backend: what runs each call, such as
+        :class:`optics.accel.RowParts` (parts side by side on the CPU cores;
+        None: the whole call at once).  Sizes and runner are the caller's
+        speed strategy (the compiled trace method's); values are the same.
     **options
         Backend-specific: torch takes ``compiler``, ``dynamic``,
         ``fullgraph``, ``mode``, ``options``, ``memory_budget`` and
@@ -128,7 +130,7 @@ def compile_function(fn, *, rows=None, chunk_rows=None, part_rows=None, **option
         )
     impl = configured()
     if rows is not None and getattr(impl, "compile_uses_rows", False):  # optional name
-        options.update(rows=int(rows), chunk_rows=chunk_rows, part_rows=part_rows)
+        options.update(rows=int(rows), chunk_rows=chunk_rows, runner=runner)
     return impl.compile_function(fn, **options)
 
 

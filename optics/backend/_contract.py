@@ -48,6 +48,9 @@ OPTIONAL = {
     "recompute": "the function is called as it is: its backward keeps its intermediates",
     "compile_uses_rows": "False: compile_function is not given rows=",
     "compiled_stage": "the stage runs inside the enclosing compiled function",
+    "row_view": "rows start..start+size of an array as a plain slice (accel.RowParts)",
+    "join_rows": "the rows (lo, hi) of each piece concatenated eagerly (accel.RowParts)",
+    "block_until_ready": "results are taken as returned (accel.RowParts waits for nothing)",
     "intra_op_threads": "the backend's own threading is left as it is (no thread count chosen)",
 }
 

@@ -1,18 +1,10 @@
 """One XLA loop over cache-sized chunks of rows, with its own reverse derivative (jax backend).
 
-:func:`chunk_loop` is the loop of ``_jax_compile.in_row_chunks``: ``body``
-runs on one chunk of rows at a time, so its temporaries stay in the CPU
-caches instead of streaming whole ray arrays through memory.
-
-- When the chunk divides the rows, ``lax.map`` stacks the chunks' results and
-  the stack is already the rows in order (a free reshape).
-- Otherwise the last chunk ends at the last row and overlaps the one before
-  it; a ``fori_loop`` writes each chunk's rows into the results in place, so
-  nothing is padded or cut (either would copy every array).  Rows the last
-  chunk recomputes have the same values, and count once backwards.
-
-Backwards, a second loop recomputes each chunk and runs its VJP right away,
-everything in cache: the forward pass saves only its inputs.
+A chunk that divides the rows is ``lax.map`` (its stack is the rows in
+order); otherwise the last chunk ends at the last row, overlapping the one
+before, and a ``fori_loop`` writes each chunk in place (no padding or cutting,
+which would copy every array; overlapped rows count once backwards).  The
+backward loop recomputes each chunk and runs its VJP at once, all in cache.
 """
 
 from __future__ import annotations
@@ -23,24 +15,12 @@ import numpy as np
 
 
 def chunk_loop(body, rows, chunk):
-    """``loop(row_inputs, shared)``: ``body`` over every chunk of rows, differentiable.
+    """``loop(row_inputs, shared)``: ``body`` over every ``chunk`` rows, differentiable.
 
-    Parameters
-    ----------
-    body : callable
-        ``body(row_chunks, shared)`` -> list of arrays: per-row ones (first
-        axis ``chunk``, row i depending only on row i of ``row_chunks``) and
-        shared ones (the same for every chunk; the last chunk's is returned).
-    rows : int
-        Rows of every array in ``row_inputs``; at least ``chunk``.
-    chunk : int
-        Rows per chunk.
-
-    Returns
-    -------
-    callable
-        ``loop(row_inputs, shared)`` -> the list of ``body``'s results, per-row
-        ones ``rows`` long.
+    ``body(row_chunks, shared)`` returns per-row arrays (first axis ``chunk``,
+    row i depending only on row i of ``row_chunks``) and shared ones (the
+    last chunk's is returned).  Every array of ``row_inputs`` has ``rows``
+    rows, at least ``chunk``.
     """
     count = -(-rows // chunk)
     stacked = rows % chunk == 0
@@ -80,8 +60,8 @@ def chunk_loop(body, rows, chunk):
         owned = jnp.arange(chunk) >= i * chunk - s  # rows of the chunk before count there
         given = []
         for c, x, r in zip(cotangents, shapes, out_rowed):
-            if not _inexact(x):
-                given.append(np.zeros(x.shape, jax.dtypes.float0))
+            if not inexact(x):
+                given.append(float0_like(x))
             elif r:
                 piece = jax.lax.dynamic_slice_in_dim(c, s, chunk)
                 given.append(jnp.where(owned.reshape((chunk,) + (1,) * (c.ndim - 1)), piece, 0))
@@ -101,8 +81,8 @@ def chunk_loop(body, rows, chunk):
         row_inputs, shared = saved
         shapes, out_rowed = layout(row_inputs, shared)
         fixed = (row_inputs, shared, cotangents, shapes, out_rowed)
-        rows_d = [_inexact(a) for a in row_inputs]
-        shared_d = [_inexact(a) for a in shared]
+        rows_d = [inexact(a) for a in row_inputs]
+        shared_d = [inexact(a) for a in shared]
         if stacked:
             row_ct, shared_ct = jax.lax.map(lambda i: chunk_vjp(i, *fixed), jnp.arange(count))
             row_grads = [_unstacked(g, rows) if d else None for g, d in zip(row_ct, rows_d)]
@@ -128,16 +108,15 @@ def chunk_loop(body, rows, chunk):
             )
             row_grads, shared_grads = jax.lax.fori_loop(0, count, step, zeros)
         return (
-            [g if d else _float0_like(a) for g, a, d in zip(row_grads, row_inputs, rows_d)],
-            [g if d else _float0_like(a) for g, a, d in zip(shared_grads, shared, shared_d)],
+            [g if d else float0_like(a) for g, a, d in zip(row_grads, row_inputs, rows_d)],
+            [g if d else float0_like(a) for g, a, d in zip(shared_grads, shared, shared_d)],
         )
 
     loop.defvjp(loop_forward, loop_backward)
     return loop
 
 
-def _unstacked(stack, rows):
-    """(count, chunk, ...) -> (rows, ...): free when count * chunk == rows."""
+def _unstacked(stack, rows):  # (count, chunk, ...) -> (rows, ...), free
     return jnp.reshape(stack, (rows,) + stack.shape[2:])
 
 
@@ -147,11 +126,12 @@ def _added(total, piece, start, chunk):
     )
 
 
-def _inexact(x):
+def inexact(x):
     return jnp.issubdtype(x.dtype, jnp.inexact)
 
 
-def _float0_like(x):
+def float0_like(x):
+    """The cotangent of an integer or boolean value (JAX's float0 zeros)."""
     return np.zeros(jnp.shape(x), jax.dtypes.float0)
 
 

@@ -1,23 +1,17 @@
 """JAX implementation of the backend operations (one meaning per name, see _numpy_impl).
 
-JAX arrays are immutable and JAX differentiates by transforming functions, so
-three names differ in kind from torch (docs/backend.md has the table):
-
-- ``scatter`` is functional (``base.at[...].set``), a new array as on NumPy;
-- ``detach`` is ``lax.stop_gradient``; ``requires_grad(x)`` is True for a
-  tracer (a value some transformation is tracing); there are no leaves;
-- ``no_grad``/``enable_grad`` switch a context flag that :func:`grad_enabled`
-  reads: on JAX "recording" means "a transformation is tracing and no
-  ``no_grad`` block is active".
-
-Selecting this backend turns on ``jax_enable_x64`` (without it JAX silently
-computes in float32); float32 stays available per array or by precision.
+JAX arrays are immutable and JAX differentiates functions: ``scatter`` is
+functional, ``detach`` is ``lax.stop_gradient``, ``requires_grad(x)`` is True
+for a tracer, and "recording" means "a transformation traces and no
+``no_grad`` block is active" (docs/backend.md).  Selecting the backend turns
+on ``jax_enable_x64``: without it JAX silently computes in float32.
 """
 
 from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 from contextvars import ContextVar
 
 import jax
@@ -45,7 +39,7 @@ except ImportError:  # pragma: no cover - depends on the JAX version
 jax.config.update("jax_enable_x64", True)
 
 name = "jax"
-#: compile_function takes ``rows=`` (row chunks and parts on the cores, _jax_compile).
+#: compile_function takes ``rows=`` (row chunks and a runner of parts, _jax_compile).
 compile_uses_rows = True
 array_types = (jax.Array,)
 
@@ -68,13 +62,8 @@ logical_and, logical_or, logical_not = jnp.logical_and, jnp.logical_or, jnp.logi
 matmul = jnp.matmul
 
 
-def where(cond, a, b):
-    # Python scalars are weakly typed in JAX: they take the array operand's dtype.
-    return jnp.where(cond, a, b)
-
-
-def clip(x, lo=None, hi=None):
-    return jnp.clip(x, lo, hi)
+# Python scalars are weakly typed in JAX: they take the array operand's dtype.
+where, clip = jnp.where, jnp.clip
 
 
 def reshape(x, shape):
@@ -85,15 +74,7 @@ def broadcast_to(x, shape):
     return jnp.broadcast_to(x, (shape,) if isinstance(shape, int) else tuple(shape))
 
 
-def _reduce(fn):
-    def reduce(x, axis=None, keepdims=False):
-        return fn(x, axis=axis, keepdims=keepdims)
-
-    return reduce
-
-
-sum, max, min = _reduce(jnp.sum), _reduce(jnp.max), _reduce(jnp.min)
-all, any = _reduce(jnp.all), _reduce(jnp.any)
+sum, max, min, all, any = jnp.sum, jnp.max, jnp.min, jnp.all, jnp.any
 
 
 def mean(x, axis=None, keepdims=False):
@@ -169,27 +150,9 @@ def creation(fn_name):
 
 
 zeros, ones, empty = creation("zeros"), creation("ones"), creation("empty")
-arange, linspace, eye = creation("arange"), creation("linspace"), creation("eye")
-
-
-def full(shape, value, dtype, device=None):
-    return _place(jnp.full(shape, value, dtype=np.dtype(dtype)), device)
-
-
-def like(fn_name):
-    fn = getattr(jnp, fn_name)
-
-    def create(x, dtype=None):
-        return fn(x, dtype=dtype)
-
-    return create
-
-
-zeros_like, ones_like, empty_like = like("zeros_like"), like("ones_like"), like("empty_like")
-
-
-def full_like(x, value, dtype=None):
-    return jnp.full_like(x, value, dtype=dtype)
+arange, linspace, eye, full = (creation(n) for n in ("arange", "linspace", "eye", "full"))
+zeros_like, ones_like, empty_like = jnp.zeros_like, jnp.ones_like, jnp.empty_like
+full_like, finfo, detach = jnp.full_like, jnp.finfo, lax.stop_gradient
 
 
 def astype(x, dtype):
@@ -198,14 +161,6 @@ def astype(x, dtype):
 
 def is_floating(x):
     return jnp.issubdtype(x.dtype, jnp.floating)
-
-
-def finfo(dtype):
-    return jnp.finfo(dtype)
-
-
-def detach(x):
-    return lax.stop_gradient(x)
 
 
 def tracing():
@@ -242,12 +197,7 @@ def _grad_switch(on):
         _GRAD_ON.reset(token)
 
 
-def no_grad():
-    return _grad_switch(False)
-
-
-def enable_grad():
-    return _grad_switch(True)
+no_grad, enable_grad = functools.partial(_grad_switch, False), functools.partial(_grad_switch, True)
 
 
 def as_parameter(x):
@@ -270,8 +220,7 @@ def jacobian(fn, arrays):
     return out, list(jax.jacrev(fn, argnums=tuple(range(len(arrays))))(*arrays))
 
 
-def quiet_float_errors():
-    return contextlib.nullcontext()  # JAX never warns on inf/nan arithmetic
+quiet_float_errors = contextlib.nullcontext  # JAX never warns on inf/nan arithmetic
 
 
 def to_numpy(x):
@@ -342,6 +291,24 @@ def graph_free_loop(body, state, steps, active=None):
         lambda carry: (carry[0] < steps) & carry[2], lambda carry: converted(carry, *consts), init
     )
     return out
+
+
+def row_view(x, start, size):
+    # A JAX slice copies; a NumPy view of the same CPU buffer handed back does not (when
+    # 64-byte aligned; it copies otherwise, with the same values).
+    return jax.device_put(np.asarray(x)[start : start + size], next(iter(x.devices())))
+
+
+block_until_ready = jax.block_until_ready
+
+
+def join_rows(pieces, owned):
+    return _join_rows(tuple(owned), *pieces)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _join_rows(owned, *pieces):  # one pass: eager slices would copy the rows twice
+    return jnp.concatenate([piece[lo:hi] for piece, (lo, hi) in zip(pieces, owned)])
 
 
 def owns_dtype(dtype):

@@ -49,6 +49,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ... import accel
 from ... import backend as be
 from ...errors import ConfigurationError
 from ...geometry.newton_base import NewtonRaphsonGeometry
@@ -364,7 +365,7 @@ def _entry(call):
             call.kernel,
             rows=call.key[3],  # the bucket: every per-ray array is that long, rows independent
             chunk_rows=CHUNK_ROWS,
-            part_rows=PART_ROWS,
+            runner=accel.RowParts(PART_ROWS),
             compiler=compiler,
             options=options,
             memory_budget=call.memory_budget,
