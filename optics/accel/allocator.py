@@ -1,21 +1,7 @@
 """Keep freed ray-sized buffers in the process heap (glibc), so the next trace reuses them.
 
-A trace at 10^6 rays writes about ten fresh 8 MB result arrays per call.  With
-glibc's defaults, memory freed at the top of the heap is returned to the
-system once more than a few MB are free, so every call maps those pages anew
-and takes one page fault per 4 KiB page: about 2.5 ms per 8 MB array on this
-machine, a third of a jitted JAX trace's time.  NumPy escapes most of it
-(it asks for transparent huge pages); XLA's and torch's CPU allocators do not.
-
-:func:`keep_freed_memory` raises glibc's trim threshold, so freed memory stays
-in the heap for the next call, and fixes the mmap threshold at its largest
-(32 MiB), so arrays up to that size come from the heap at all.  It runs once,
-when the first backend is loaded (the first array operation) after
-:mod:`optics.accel` is imported (the trace imports it); memory the
-process once used then stays mapped (up to the threshold) instead of going
-back to the system.
-``OPTICS_MALLOC_TRIM_MB=0`` leaves glibc's defaults alone; another value sets
-the trim threshold in MiB (default 1024, at most 2047).  On other C libraries it does nothing.
+Else each call faults in fresh pages for its results (docs/backend.md, "The process's
+malloc thresholds").  Other C libraries are left alone.
 """
 
 from __future__ import annotations
@@ -36,14 +22,7 @@ _DONE = {}
 
 
 def keep_freed_memory() -> bool:
-    """Tune glibc's malloc once per process (see the module docstring).
-
-    Returns
-    -------
-    bool
-        True when the thresholds are set (now or by an earlier call); False
-        when ``OPTICS_MALLOC_TRIM_MB=0`` or the C library is not glibc.
-    """
+    """Tune glibc's malloc once per process; True when the thresholds are set."""
     if "result" not in _DONE:
         _DONE["result"] = _tune(trim_megabytes())
     return _DONE["result"]
@@ -65,9 +44,7 @@ def trim_megabytes() -> int:
 
 
 def _tune(trim_mb):
-    if trim_mb == 0:
-        return False
-    mallopt = _glibc_mallopt()
+    mallopt = _glibc_mallopt() if trim_mb else None
     if mallopt is None:
         return False
     return bool(

@@ -1,42 +1,26 @@
 """Deferred host reads: checks of array values gathered and read in one transfer.
 
-On an accelerator, reading an array's value on the host (``item()``,
-``bool()``, a count turned into a Python int) waits for every queued kernel:
-a *host sync*.  A trace has a few checks of that kind (a solver's rejection
-counts, the paraxial stop height, a glass's wavelength range) whose outcome
-is a warning or an error, never a branch the trace itself needs.  Inside
-:func:`deferred_reads` each such check hands its values and a callback to
-:func:`read_later`; the values of all checks are read together, once, when
-the block ends, and the callbacks run then (in order; a callback may warn or
-raise).  Outside the block, or for NumPy arrays and Python numbers (whose
-reads cost nothing), the callback runs at once.  A value that cannot be read
-at all (abstract: a ``jax.jit`` or ``jax.vmap`` tracer) drops its check: the
-guarded quantities stay NaN or inf in the results, as before a deferred read.
-
-:func:`optics.backend.count_host_reads` counts the host reads of torch
-tensors in a block, for tests that a trace makes none.
+On an accelerator a host read waits for every queued kernel, so checks whose outcome is only
+a warning or an error are read together at the end of a :func:`deferred_reads` block.
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
+from contextvars import ContextVar
 
 import numpy as np
 
 from .. import backend as be
 
-_PENDING: contextvars.ContextVar[list | None] = contextvars.ContextVar(
-    "optics_deferred_reads", default=None
-)
+_PENDING: ContextVar[list | None] = ContextVar("optics_deferred_reads", default=None)
 
 
 @contextlib.contextmanager
 def deferred_reads():
     """Run the :func:`read_later` callbacks of the block once, at its end, after one read.
 
-    Nested blocks join the outermost one.  When the block raises, the pending
-    checks are dropped (the exception is the news).
+    Nested blocks join the outermost one; when the block raises, its checks are dropped.
     """
     if _PENDING.get() is not None:
         yield
@@ -51,54 +35,39 @@ def deferred_reads():
 
 
 def reads_deferred(*values) -> bool:
-    """True when :func:`read_later` of these values would wait for the block's end.
-
-    Lets a caller that could use the values at once (a count that selects a
-    faster path) choose a path that needs none.
-    """
+    """True when :func:`read_later` of these values would wait (pick a path that needs none)."""
     return _PENDING.get() is not None and not all(_free(v) for v in values)
 
 
 def host_reads_cheap(*values) -> bool:
-    """True when reading these values on the host waits for no accelerator.
+    """True when reading these values waits for no accelerator (NumPy, numbers, CPU memory).
 
-    NumPy arrays, Python numbers and arrays in CPU memory (torch or JAX on
-    the CPU): a read costs a copy at most, so a loop may test a count on the
-    host every step.  False for arrays on an accelerator (CUDA, MPS), where
-    each read waits for every queued kernel; code that loops on such arrays
-    should run a fixed number of masked steps instead (the Newton solver's
-    sync-free mode, :mod:`optics.solvers._settings`).
+    Where False (CUDA, MPS) loops run a fixed number of masked steps instead.
     """
     return all(_free(v) or be.device_of(v) == "cpu" for v in values)
 
 
 def read_later(values, callback):
-    """Call ``callback(host_values)`` with the values of the 0-d arrays ``values``.
+    """Call ``callback(host_values)`` with the values of ``values`` (in a block: at its end).
 
     Parameters
     ----------
     values : sequence of 0-d arrays or Python numbers
-        What the check needs (read as Python floats; a bool becomes 0.0 or 1.0).
     callback : callable
-        Receives a list of floats, in the order of ``values``; never called
-        when a value is abstract (see the module docstring).
+        Receives a list of floats (a bool becomes 0.0 or 1.0); never called when a value is
+        abstract (a jit or vmap tracer): the guarded quantities then stay NaN or inf.
     """
     values = list(values)
     if any(be.is_abstract(v) for v in values):
         return  # traced by jit or vmap: never readable, so the check cannot run
-    pending = _PENDING.get()
-    if pending is None or all(_free(v) for v in values):
-        _run([(values, callback)])
+    if reads_deferred(*values):
+        _PENDING.get().append((values, callback))
     else:
-        pending.append((values, callback))
+        _run([(values, callback)])
 
 
 def after_reads(callback):
-    """Call ``callback()`` after the pending checks of the enclosing block (at once outside one).
-
-    For work that needs every check's outcome first, such as a warning
-    merged from the checks of several parts of a trace.
-    """
+    """Call ``callback()`` after the pending checks of the enclosing block (at once outside one)."""
     pending = _PENDING.get()
     if pending is None:
         callback()
@@ -113,8 +82,6 @@ def _free(value) -> bool:
 
 def _run(pending):
     """Read every pending value in one transfer, then run the callbacks."""
-    if not pending:
-        return
     arrays = [v for values, _ in pending for v in values if not _free(v)]
     host = {}
     if arrays:

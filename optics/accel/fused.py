@@ -1,12 +1,8 @@
-"""Fused, allocation-saving updates of temporaries (``out=`` / in-place where allowed).
+"""Fused, allocation-saving updates of temporaries, and the ray blocks of an eager trace.
 
-Eager array code pays for every temporary: an allocation (often page faults)
-and a pass over memory.  A caller that owns a temporary and only ever reads
-the updated value can let the backend update it in place.  Each backend
-decides whether it may: NumPy writes into ``total``; Torch does so outside
-autograd only (an in-place write never touches a tensor that needs a
-gradient, nor one inside a compiled graph); any other backend returns a new
-array.  The values are those of the out-of-place expression.
+Each temporary costs an allocation and a pass over memory.  The backend decides whether one
+may be updated in place (NumPy; Torch outside autograd and compiled graphs); values are
+those of the out-of-place expression.
 """
 
 from __future__ import annotations
@@ -20,30 +16,17 @@ def accumulate(total, term, weight=1.0):
     Parameters
     ----------
     total : array
-        A temporary the caller created and owns: nothing else refers to it,
-        and the caller uses only the returned value afterwards.
-    term : array or number
-        Broadcasts against ``total`` (the result has ``total``'s shape when
-        updated in place; otherwise the broadcast shape).
+        A temporary the caller owns and reads afterwards only through the result, which is
+        ``total`` updated (its shape) or a new array (the broadcast shape).
+    term : array or number, broadcasting against ``total``
     weight : number or 0-d array
-
-    Returns
-    -------
-    array
-        ``total`` itself (updated) or a new array.
     """
     fused = be.hook("accumulate", total, term)
-    if fused is None:
-        return total + weight * term
-    return fused(total, term, weight)
+    return total + weight * term if fused is None else fused(total, term, weight)
 
 
 def add_product(a, t, b):
     """``a + t * b`` with one temporary fewer where the backend allows.
-
-    NumPy writes the sum into the product's fresh array; Torch without
-    autograd recording (and outside a compiled graph) uses one fused
-    ``addcmul``; otherwise, and on other backends, the plain expression.
 
     Parameters
     ----------
@@ -56,33 +39,20 @@ def add_product(a, t, b):
 def ray_block_size(*arrays) -> int | None:
     """Rays per block for an eager trace of ``arrays``, or None for one batch.
 
-    An eager trace streams every temporary (tens per surface, each as large
-    as the batch) through memory; traced in blocks that fit in the CPU's
-    caches, the same arithmetic runs several times faster.  Blocking applies
-    only where a block's results can be written into preallocated outputs and
-    nothing needs the whole batch at once: the backend's ``ray_block``
-    capability (``be.capabilities().ray_block``, chosen by measurement) must
-    be set, every array must live on the CPU, no gradient may be recording
-    (``grad_active``: a graph keeps every block alive anyway) and no graph
-    compiler may be tracing.  A trace method chooses another size
-    (``optics.trace.Blocked(block=...)``).
+    Blocks that fit in the CPU's caches run the same arithmetic several times faster.  They
+    need the backend's ``ray_block`` capability, every array on the CPU, no gradient
+    recording (a graph keeps every block alive) and no graph compiler tracing.
 
     Parameters
     ----------
     *arrays : array
         The trace's inputs (Python numbers are skipped).
-
-    Returns
-    -------
-    int or None
     """
     arrays = [a for a in arrays if be.is_array(a)]
     if not arrays or be.grad_active(*arrays) or be.is_compiling(*arrays):
         return None
     sizes = {be.capabilities(be.backend_of(a)).ray_block for a in arrays}
-    if len(sizes) != 1 or None in sizes:
-        return None
-    if any(be.device_of(a) != "cpu" for a in arrays):
+    if len(sizes) != 1 or None in sizes or any(be.device_of(a) != "cpu" for a in arrays):
         return None
     return sizes.pop()
 

@@ -1,15 +1,8 @@
 """Scalar work on constants evaluated with NumPy, its results handed to the configured backend.
 
-First-order data of a system whose parameters are plain numbers are a few
-dozen scalar operations.  On JAX each is a dispatch of tens of µs (a jitted
-trace at 10^6 rays spent 2-3 ms of its 35 ms there); with NumPy the same
-arithmetic costs microseconds.  :func:`on_host` runs such a function with the
-NumPy backend when the configured backend dispatches slowly (the
-``slow_dispatch`` capability: jax; on torch, a few µs per operation, the
-search of the inputs costs more than it saves) and its inputs hold no array
-of another backend (nothing to differentiate, nothing on a device), then
-converts the array results once.  Inputs holding backend arrays (trainable
-parameters, tracers) run on their backend as before, with derivatives."""
+On JAX each scalar operation is a dispatch of tens of µs; first-order data of a plain-number
+system, a few dozen of them, cost microseconds on NumPy instead (docs/backend.md).
+"""
 
 from __future__ import annotations
 
@@ -19,27 +12,20 @@ from .. import backend as be
 
 
 def on_host(fn, *args):
-    """``fn(*args)``, with NumPy in float64 when ``args`` hold only numbers and NumPy arrays
-    and the configured backend dispatches slowly (the ``slow_dispatch`` registry
-    capability: jax).
+    """``fn(*args)``, on NumPy in float64 when the backend dispatches slowly and nothing is lost.
 
     Parameters
     ----------
     fn : callable
         Backend-neutral code (written against ``be``).
     *args
-        Its arguments; lists, tuples, dicts, dataclasses and optics objects
-        are searched for backend arrays.
-
-    Returns
-    -------
-    object
-        ``fn``'s result; on the host path every NumPy array inside it (in
-        lists, tuples, dicts and dataclasses) becomes an array of the
-        configured backend, floats in its configured precision.
+        Its arguments.  The host path needs the ``slow_dispatch`` capability (jax), no graph
+        compiling and no backend array (a parameter, a tracer) in ``args`` (lists, tuples,
+        dicts, dataclasses and optics objects are searched); the NumPy arrays of the result
+        then become arrays of the configured backend and precision.
     """
     if not be.capabilities().slow_dispatch:
-        return fn(*args)  # NumPy itself, or dispatch too cheap to repay the detour
+        return fn(*args)  # NumPy itself, or dispatch too cheap to repay the search (torch)
     if be.is_compiling() or _holds_backend_arrays(args, set()):
         return fn(*args)
     with be.using("numpy", precision="float64", device="cpu"):
@@ -73,6 +59,4 @@ def _to_backend(obj):
     if type(obj) is dict:
         return {k: _to_backend(v) for k, v in obj.items()}
     fields = be.fields_of(obj)
-    if fields is None:
-        return obj
-    return be.with_fields(obj, {k: _to_backend(v) for k, v in fields})
+    return obj if fields is None else be.with_fields(obj, {k: _to_backend(v) for k, v in fields})

@@ -1,21 +1,8 @@
 """The intra-op thread count of an eager blocked trace, chosen by timing its blocks.
 
-A backend that splits every operation among threads (torch: an OpenMP team
-of one thread per core) ends each operation at a barrier.  On a quiet
-machine that is the fast way; when another process holds a core, every
-barrier waits for the thread the system scheduled away, and a trace, a few
-hundred operations per block, runs several times slower than on one thread
-(measured on 2 cores with a memory-bound job on the other one: the Cooke
-triplet at 7 against 21 M ray·surfaces/s, docs/performance.md).  No setting
-is right for both, so the blocks measure: a trace runs its blocks with the
-process's preferred count (at first the backend's own), and every
-:data:`PROBE_EVERY` blocks one block of a trace runs with the other
-candidate; when that block is faster per ray than the block before it (same
-trace, same size) by :data:`SWITCH_GAIN`, the other count becomes the
-preferred one.  So the choice follows the machine's load, and a quiet
-machine pays one block in :data:`PROBE_EVERY` on the slower count.  Only
-backends with the optional hook ``intra_op_threads`` take part (torch); the
-values are the same either way.
+A thread team is faster on a quiet machine, one thread under load (every barrier waits for
+the thread scheduled away), so blocks probe the other count now and then and keep the faster
+(docs/performance.md, "Torch threads under load").  Values are the same either way.
 """
 
 from __future__ import annotations
@@ -35,7 +22,7 @@ class ThreadPreference:
     """The process's preferred intra-op thread count, and when to probe the other one."""
 
     def __init__(self, probe_every=PROBE_EVERY):
-        self.probe_every = int(probe_every)
+        self.probe_every = max(int(probe_every), 1)
         self.preferred: int | None = None
         self._since_probe = 0
         self._lock = threading.Lock()
@@ -43,11 +30,8 @@ class ThreadPreference:
     def due(self) -> bool:
         """True when the next block should probe (counts the block either way)."""
         with self._lock:
-            self._since_probe += 1
-            if self._since_probe >= self.probe_every:
-                self._since_probe = 0
-                return True
-            return False
+            self._since_probe = (self._since_probe + 1) % self.probe_every
+            return self._since_probe == 0
 
     def compare(self, probe_count, probe_per_ray, usual_per_ray) -> None:
         """Switch to ``probe_count`` when its block was faster per ray by :data:`SWITCH_GAIN`."""
@@ -66,10 +50,8 @@ class BlockThreads:
     Parameters
     ----------
     arrays : sequence of arrays
-        The trace's inputs: they choose the backend whose ``intra_op_threads``
-        hook is used (none: every block runs as it is).
-    preference : ThreadPreference, optional
-        Default :data:`PREFERENCE`.
+        The trace's inputs: their backend's ``intra_op_threads`` hook (none: blocks run as is).
+    preference : ThreadPreference, optional (default: the process's :data:`PREFERENCE`)
     """
 
     def __init__(self, arrays, preference=None):
