@@ -39,29 +39,29 @@ def is_array(x) -> bool:
 def asarray(obj, dtype=None, device=None):
     """Convert ``obj`` to an array of the configured backend (no copy when possible).
 
-    Arrays keep their dtype; Python floats (and lists of them) take the
-    configured precision.  A list of grad-carrying tensors is stacked without
-    detaching.
+    Arrays keep their dtype; Python floats (and lists of them) take the configured
+    precision.  A list of grad-carrying tensors is stacked without detaching.
     """
-    impl, device = _target(device)
-    if dtype is None:
-        dtype = _float_dtype_of(impl, obj)
-    return impl.asarray(obj, dtype=dtype, device=device)
+    return _convert(obj, dtype, device)
 
 
 def array(obj, dtype=None, device=None):
     """Like :func:`asarray`, but always a new array."""
+    return _convert(obj, dtype, device, copy=True)
+
+
+def _convert(obj, dtype, device, **copy):
     impl, device = _target(device)
     if dtype is None:
         dtype = _float_dtype_of(impl, obj)
-    return impl.asarray(obj, dtype=dtype, device=device, copy=True)
+    return impl.asarray(obj, dtype=dtype, device=device, **copy)
 
 
 def _float_dtype_of(impl, obj):
     """The configured float dtype for Python floats (and lists of them), else None (kept)."""
     if isinstance(obj, float):  # no NumPy probe: TorchDynamo cannot trace one
         return impl.float_dtype(_config.get_precision())
-    if _carries_dtype(obj) or _holds_array(obj):
+    if _holds_array(obj):
         return None
     return impl.float_dtype(_config.get_precision()) if np.asarray(obj).dtype.kind == "f" else None
 
@@ -140,11 +140,7 @@ def empty_like(x, dtype=None):
 
 
 def full_like(x, value, dtype=None):
-    """Array shaped like x filled with ``value``.
-
-    When ``value`` is a tensor carrying a gradient the result stays attached
-    to it, so the gradient reaches ``value``.
-    """
+    """Array shaped like x filled with ``value`` (a grad-carrying tensor value stays attached)."""
     return impl_of(x).full_like(x, value, dtype=dtype)
 
 
@@ -161,14 +157,12 @@ def finfo(x):
 
     Parameters
     ----------
-    x : array, dtype, dtype class (``np.float32``) or Python float
-        A Python float (or int, or ``float``) counts as float64.
+    x : array, dtype, dtype class (``np.float32``) or Python float (counts as float64)
 
     Returns
     -------
     finfo
-        ``numpy.finfo``, ``torch.finfo`` or the Array API namespace's finfo;
-        all have ``eps``, ``max``, ``tiny`` and ``bits``.
+        The library's finfo (``numpy.finfo``, ``torch.finfo`` ...): ``eps``, ``max``, ``tiny``.
     """
     if isinstance(x, (float, int)) or x is float or x is int:
         return np.finfo(np.float64)
