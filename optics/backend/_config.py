@@ -1,11 +1,8 @@
 """Backend configuration: which array library, float precision and device new arrays get.
 
-Process defaults come from ``OPTICS_BACKEND``, ``OPTICS_PRECISION`` and ``OPTICS_DEVICE``
-(noted at import, checked on first use) and :func:`set_backend` and friends; :func:`using`
-overrides them through ``contextvars``, so an override never leaks into another thread or
-task.  An unknown value raises :class:`~optics.errors.ConfigurationError` and one not
-available here :class:`~optics.errors.BackendUnavailableError`, naming the variable or
-argument and the choices.
+Defaults come from the OPTICS_* environment variables (checked on first use) and ``set_*``;
+:func:`using` overrides them per thread or task (``contextvars``).  Precedence, errors and
+threads: docs/backend.md, "Configuration".
 """
 
 from __future__ import annotations
@@ -31,37 +28,9 @@ _ENV_PENDING = {
 }
 
 
-def _select(name, source):
-    """Validate a backend name and load it (selection runs the backend's setup, e.g. x64)."""
-    if name not in _registry.names():
-        raise ConfigurationError(
-            f"{source}: unknown backend {name!r}; choose one of {', '.join(_registry.names())}"
-        )
-    if not installed(name):
-        raise BackendUnavailableError(_registry.missing_message(name))
-    _registry.load(name).select()
-    return name
-
-
-def _check_precision(name, source):
-    if name not in PRECISIONS:
-        raise ConfigurationError(
-            f"{source}: unknown precision {name!r}; choose one of {', '.join(PRECISIONS)}"
-        )
-    return name
-
-
-def device_kinds():
-    """Every device kind some registered backend knows ("cpu", "cuda" ...)."""
-    kinds = []
-    for name in _registry.names():
-        kinds.extend(k for k in _registry.info(name).device_kinds if k not in kinds)
-    return kinds
-
-
 def _check_device_name(name, source):
-    """A device string of a known kind ("cpu", "cuda", "cuda:1"), else ConfigurationError."""
-    kinds = device_kinds()
+    """A device string of a kind some backend knows ("cpu", "cuda:1"), else ConfigurationError."""
+    kinds = dict.fromkeys(k for n in _registry.names() for k in _registry.info(n).device_kinds)
     kind = name.split(":")[0] if isinstance(name, str) else None
     index = name.split(":", 1)[1] if isinstance(name, str) and ":" in name else "0"
     if not kind or kind not in kinds or not index.isdigit():
@@ -91,11 +60,22 @@ def _check_device_available(name, backend, source):
 
 
 def _checked(key, value, source, backend=None, device_source=None):
-    """``value`` validated for setting ``key`` (a device against ``backend`` or the configured)."""
+    """``value`` validated for ``key``; a backend is selected too (its setup: jax's x64)."""
     if key == "backend":
-        return _select(value, source)
+        if value not in _registry.names():
+            raise ConfigurationError(
+                f"{source}: unknown backend {value!r}; choose one of {', '.join(_registry.names())}"
+            )
+        if not installed(value):
+            raise BackendUnavailableError(_registry.missing_message(value))
+        _registry.load(value).select()
+        return value
     if key == "precision":
-        return _check_precision(value, source)
+        if value not in PRECISIONS:
+            raise ConfigurationError(
+                f"{source}: unknown precision {value!r}; choose one of {', '.join(PRECISIONS)}"
+            )
+        return value
     value = _check_device_name(value, source)
     return _check_device_available(value, backend or get_backend(), device_source or source)
 

@@ -66,14 +66,10 @@ def _float_dtype_of(impl, obj):
     return impl.float_dtype(_config.get_precision()) if np.asarray(obj).dtype.kind == "f" else None
 
 
-def _carries_dtype(obj):
-    return hasattr(obj, "dtype") and not isinstance(obj, np.generic)
-
-
 def _holds_array(obj):
     if isinstance(obj, (list, tuple)):
         return any(_holds_array(o) for o in obj)
-    return _carries_dtype(obj)
+    return hasattr(obj, "dtype") and not isinstance(obj, np.generic)
 
 
 def zeros(shape, dtype=None, device=None):
@@ -105,10 +101,9 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
     impl, device = _target(device)
     if stop is None:
         start, stop = 0, start
-    if dtype is None and any(isinstance(v, float) for v in (start, stop, step)):
-        dtype = impl.float_dtype(_config.get_precision())
     if dtype is None:
-        dtype = impl.INT64
+        floats = any(isinstance(v, float) for v in (start, stop, step))
+        dtype = impl.float_dtype(_config.get_precision()) if floats else impl.INT64
     return impl.arange(start, stop, step, dtype=dtype, device=device)
 
 
