@@ -14,6 +14,10 @@ from contextvars import ContextVar
 from ..errors import BackendUnavailableError, ConfigurationError
 from . import _registry
 
+__all__ = (
+    "get_backend set_backend backend_names available_backends autodiff_backends "
+    "available_devices get_precision set_precision get_device set_device using check_environment"
+).split()
 PRECISIONS = ("float64", "float32")
 
 _defaults = {"backend": _registry.names()[0], "precision": "float64", "device": "cpu"}

@@ -7,6 +7,12 @@ import numpy as np
 from . import _config, _registry
 from ._dispatch import configured, impl_of, resolve
 
+__all__ = (
+    "asarray array zeros ones empty full arange linspace eye zeros_like ones_like empty_like "
+    "full_like astype float_dtype finfo machine_eps is_array to_numpy item size backend_of "
+    "device_of"
+).split()
+
 
 def _target(device):
     """(implementation, device argument) for new arrays of the configured backend."""

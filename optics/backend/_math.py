@@ -39,6 +39,8 @@ _REDUCTION_DOCS = {
     "all": "True when every element along ``axis`` is true.",
     "any": "True when any element along ``axis`` is true.",
 }
+__all__ = [*_UNARY_DOCS, *_BINARY_DOCS, *_REDUCTION_DOCS]
+__all__ += "where clip stack concatenate reshape broadcast_to matmul solve scatter".split()
 
 
 def _unary(name):
