@@ -1,11 +1,6 @@
-"""Whole-graph compilation behind backend-neutral names.
+"""Whole-graph compilation behind backend-neutral names (``torch.compile``, ``jax.jit``).
 
-``compile_function`` hands a function to the configured backend's compiler:
-``torch.compile`` (see ``_torch_compile``) or ``jax.jit``.  Whether a backend
-compiles at all is a registry capability (:func:`can_compile`); whether code
-is being traced by one, or a value is abstract, is asked here too.  Nothing
-here imports a library: the implementation modules do, when they are loaded.
-When to compile and how to shape the batches is :mod:`optics.accel`'s.
+Nothing here imports a library: the implementation modules do, when they are loaded.
 """
 
 from __future__ import annotations
@@ -25,11 +20,8 @@ TRACE_CONSTANTS = [_config.get_backend, _config.get_precision, _config.get_devic
 def trace_constant(fn):
     """Decorator: ``fn()`` is evaluated once while a graph is traced, its result baked in.
 
-    For reads of configuration that a graph compiler cannot trace
-    (``ContextVar.get`` under TorchDynamo; JAX evaluates all Python at trace
-    time anyway).  The caller of a compiled function must make the value part
-    of its cache key, since a baked result is not re-checked on later calls.
-    Outside a compiled trace the function behaves exactly as before.
+    For configuration reads a compiler cannot trace (``ContextVar.get`` under TorchDynamo).
+    A baked result is not re-checked, so callers put the value in their cache key.
     """
     TRACE_CONSTANTS.append(fn)
     for impl in _registry.loaded():
@@ -49,12 +41,8 @@ _registry.LOAD_HOOKS.append(_mark_trace_constants)
 def is_compiling(*arrays) -> bool:
     """True while a graph compiler traces the calling code: values cannot be read on the host.
 
-    TorchDynamo capturing a graph; on JAX, given ``arrays``, when any of them
-    is abstract (a ``jit`` or ``vmap`` tracer; under an eager ``jax.grad``
-    values are concrete and this is False), and without arrays whenever a JAX
-    transformation traces.  Code with a fused, host-sync-free variant (the
-    fixed-shape masked Newton solve) asks this to choose it.  False whenever
-    no such library is loaded.
+    TorchDynamo capturing; on JAX, when one of ``arrays`` is abstract (a ``jit``/``vmap``
+    tracer, not eager ``jax.grad``), or without arrays whenever a transformation traces.
     """
     if configured().compiling():
         return True  # checked first: TorchDynamo traces nothing of another library here
@@ -69,10 +57,7 @@ def is_compiling(*arrays) -> bool:
 def is_abstract(value) -> bool:
     """True when ``value`` has no value to read on the host: a ``jax.jit``/``jax.vmap`` tracer.
 
-    Code that would read a value to decide a warning, an error or an optional
-    rescue step asks this first and skips that step for abstract values (the
-    results of rays it would have handled stay invalid or NaN).  False for
-    Python numbers and NumPy arrays.
+    Checks that would read it (a warning, an error, a rescue step) are skipped then.
     """
     if isinstance(value, (int, float, complex, np.ndarray, np.generic)):
         return False
@@ -93,25 +78,18 @@ def compile_function(fn, *, rows=None, chunk_rows=None, runner=None, **options):
         Takes and returns arrays of the configured backend (and plain Python
         structures of them, and objects holding them).
     rows : int, optional
-        A promise that ``fn`` is row-independent along the leading axis of
-        every array of this length among its arguments (row i of such an
-        output depends only on row i of such inputs; see
-        ``_jax_compile.in_row_chunks``).  A backend that gains from it
-        (``compile_uses_rows = True`` in its module) runs the graph over
-        chunks of rows and hands each call to ``runner`` (jax); others
-        ignore it.
+        A promise that ``fn`` is row-independent along the leading axis of every
+        argument array of this length.  A backend with ``compile_uses_rows`` (jax) then
+        runs the graph over chunks of rows and hands each call to ``runner``.
     chunk_rows : int, optional
-        With ``rows``, on such a backend: rows per chunk (None: one chunk).
+        With ``rows``: rows per chunk (None: one chunk).
     runner : object, optional
-        With ``rows``, on such a backend: what runs each call, such as
-        :class:`optics.accel.RowParts` (parts side by side on the CPU cores;
-        None: the whole call at once).  Sizes and runner are the caller's
-        speed strategy (the compiled trace method's); values are the same.
+        With ``rows``: what runs each call, such as :class:`optics.accel.RowParts`
+        (parts side by side on the CPU cores; None: the whole call).  The values do
+        not depend on the sizes or the runner.
     **options
-        Backend-specific: torch takes ``compiler``, ``dynamic``,
-        ``fullgraph``, ``mode``, ``options``, ``memory_budget`` and
-        ``private`` (see ``_torch_compile.compile_function``); jax ignores
-        them (``jax.jit`` has no equivalent).
+        Backend-specific (torch: ``compiler``, ``dynamic``, ``fullgraph``, ``mode``,
+        ``options``, ``memory_budget``, ``private``); jax ignores them.
 
     Returns
     -------
@@ -135,10 +113,7 @@ def compile_function(fn, *, rows=None, chunk_rows=None, runner=None, **options):
 
 
 def explain_compile(fn, *args, **kwargs) -> CompileReport:
-    """Capture ``fn(*args, **kwargs)`` as a graph and report its breaks (nothing is compiled).
-
-    ``graph_break_count == 0`` means the whole call became one graph.
-    """
+    """Capture ``fn(*args, **kwargs)`` as a graph and report its breaks (nothing is compiled)."""
     return configured().explain_compile(fn, *args, **kwargs)
 
 

@@ -1,15 +1,8 @@
-"""Backend configuration: which array library, float precision and device.
+"""Backend configuration: which array library, float precision and device new arrays get.
 
-The process-wide defaults come from the environment variables ``OPTICS_BACKEND``,
-``OPTICS_PRECISION`` and ``OPTICS_DEVICE`` (read when optics is imported) and
-from :func:`set_backend` / :func:`set_precision` / :func:`set_device`.  The
-context manager :func:`using` overrides them through ``contextvars``, so an
-override in one thread or task never leaks into another.
-
-Every value is validated where it is read: an unknown name raises
-:class:`~optics.errors.ConfigurationError` naming the variable or argument and
-listing the allowed values; a backend or device that is not available here
-raises :class:`~optics.errors.BackendUnavailableError`.
+Defaults come from the OPTICS_* environment variables (checked on first use) and ``set_*``;
+:func:`using` overrides them per thread or task (``contextvars``).  Precedence, errors and
+threads: docs/backend.md, "Configuration".
 """
 
 from __future__ import annotations
@@ -21,49 +14,27 @@ from contextvars import ContextVar
 from ..errors import BackendUnavailableError, ConfigurationError
 from . import _registry
 
+__all__ = (
+    "get_backend set_backend backend_names available_backends autodiff_backends "
+    "available_devices get_precision set_precision get_device set_device using check_environment"
+).split()
 PRECISIONS = ("float64", "float32")
 
 _defaults = {"backend": _registry.names()[0], "precision": "float64", "device": "cpu"}
-_override = {
-    "backend": ContextVar("optics_backend", default=None),
-    "precision": ContextVar("optics_precision", default=None),
-    "device": ContextVar("optics_device", default=None),
+_override = {key: ContextVar(f"optics_{key}", default=None) for key in _defaults}
+_ENV_VARS = {key: f"OPTICS_{key.upper()}" for key in _defaults}
+#: OPTICS_* settings noted at import and not yet checked: key -> (variable, value).
+#: check_environment() validates them on first use, so ``import optics`` never fails on them.
+_ENV_PENDING = {
+    key: (var, os.environ[var].strip())
+    for key, var in _ENV_VARS.items()
+    if os.environ.get(var, "").strip()
 }
-#: Environment settings not yet checked: key -> (variable, value) (see _read_environment).
-_ENV_PENDING: dict[str, tuple[str, str]] = {}
-
-
-def _select(name, source):
-    """Validate a backend name and load it (selection runs the backend's setup, e.g. x64)."""
-    if name not in _registry.names():
-        raise ConfigurationError(
-            f"{source}: unknown backend {name!r}; choose one of {', '.join(_registry.names())}"
-        )
-    if not installed(name):
-        raise BackendUnavailableError(_registry.missing_message(name))
-    _registry.load(name).select()
-    return name
-
-
-def _check_precision(name, source):
-    if name not in PRECISIONS:
-        raise ConfigurationError(
-            f"{source}: unknown precision {name!r}; choose one of {', '.join(PRECISIONS)}"
-        )
-    return name
-
-
-def device_kinds():
-    """Every device kind some registered backend knows ("cpu", "cuda" ...)."""
-    kinds = []
-    for name in _registry.names():
-        kinds.extend(k for k in _registry.info(name).device_kinds if k not in kinds)
-    return kinds
 
 
 def _check_device_name(name, source):
-    """A device string of a known kind ("cpu", "cuda", "cuda:1"), else ConfigurationError."""
-    kinds = device_kinds()
+    """A device string of a kind some backend knows ("cpu", "cuda:1"), else ConfigurationError."""
+    kinds = dict.fromkeys(k for n in _registry.names() for k in _registry.info(n).device_kinds)
     kind = name.split(":")[0] if isinstance(name, str) else None
     index = name.split(":", 1)[1] if isinstance(name, str) and ":" in name else "0"
     if not kind or kind not in kinds or not index.isdigit():
@@ -92,6 +63,27 @@ def _check_device_available(name, backend, source):
     )
 
 
+def _checked(key, value, source, backend=None, device_source=None):
+    """``value`` validated for ``key``; a backend is selected too (its setup: jax's x64)."""
+    if key == "backend":
+        if value not in _registry.names():
+            raise ConfigurationError(
+                f"{source}: unknown backend {value!r}; choose one of {', '.join(_registry.names())}"
+            )
+        if not installed(value):
+            raise BackendUnavailableError(_registry.missing_message(value))
+        _registry.load(value).select()
+        return value
+    if key == "precision":
+        if value not in PRECISIONS:
+            raise ConfigurationError(
+                f"{source}: unknown precision {value!r}; choose one of {', '.join(PRECISIONS)}"
+            )
+        return value
+    value = _check_device_name(value, source)
+    return _check_device_available(value, backend or get_backend(), device_source or source)
+
+
 def available_devices(backend=None):
     """Devices the backend (default: the configured one) can use here, "cpu" first."""
     backend = backend or get_backend()
@@ -114,17 +106,20 @@ def _get(key):
     return _defaults[key]
 
 
+def _set_default(key, value, source):
+    _defaults[key] = _checked(key, value, source)
+    _ENV_PENDING.pop(key, None)
+
+
 def get_backend() -> str:
     """Name of the active backend (one of :func:`available_backends`)."""
     return _get("backend")
 
 
 def set_backend(name: str) -> None:
-    """Make ``name`` ("numpy", "torch" or "jax") the process-wide default backend.
+    """Make ``name`` ("numpy", "torch", "jax") the process-wide default backend.
 
-    Inside a :func:`using` block that chose a backend, that choice still holds
-    until the block exits (precedence: argument > using() > set_*/environment >
-    default).
+    An enclosing :func:`using` block that chose a backend keeps its choice until it exits.
 
     Raises
     ------
@@ -133,8 +128,7 @@ def set_backend(name: str) -> None:
     BackendUnavailableError
         When the backend's library is not installed (the message says how to install it).
     """
-    _defaults["backend"] = _select(name, "set_backend")
-    _ENV_PENDING.pop("backend", None)
+    _set_default("backend", name, "set_backend")
 
 
 def backend_names() -> tuple:
@@ -159,8 +153,7 @@ def get_precision() -> str:
 
 def set_precision(name: str) -> None:
     """Set the process-wide default float precision ("float64" or "float32")."""
-    _defaults["precision"] = _check_precision(name, "set_precision")
-    _ENV_PENDING.pop("precision", None)
+    _set_default("precision", name, "set_precision")
 
 
 def get_device() -> str:
@@ -178,20 +171,15 @@ def set_device(name: str) -> None:
     BackendUnavailableError
         For a device that is not present here (``"cuda"`` without CUDA).
     """
-    name = _check_device_name(name, "set_device")
-    _defaults["device"] = _check_device_available(name, get_backend(), "set_device")
-    _ENV_PENDING.pop("device", None)
+    _set_default("device", name, "set_device")
 
 
 @contextlib.contextmanager
 def using(name: str | None = None, *, precision: str | None = None, device: str | None = None):
-    """Temporarily choose backend, precision and/or device in this context only.
+    """Choose backend, precision and/or device for this block, in this thread or task only.
 
-    The choice lives in ``contextvars``: it holds in this thread (or asyncio
-    task) until the block exits, also when the block raises, and never shows in
-    another thread.  A ``None`` argument keeps the enclosing choice.  Explicit
-    ``dtype``/``device`` arguments of creation functions still win over it, and
-    it wins over :func:`set_backend` and friends and the environment.
+    ``None`` keeps the enclosing choice.  Precedence: explicit ``dtype``/``device``
+    arguments > the innermost :func:`using` > :func:`set_backend` and friends > environment.
 
     Parameters
     ----------
@@ -217,14 +205,10 @@ def using(name: str | None = None, *, precision: str | None = None, device: str 
     dtype('float32')
     """
     checked = {}
-    if name is not None:
-        checked["backend"] = _select(name, "using(name=...)")
-    if precision is not None:
-        checked["precision"] = _check_precision(precision, "using(precision=...)")
-    if device is not None:
-        device = _check_device_name(device, "using(device=...)")
-        backend = checked.get("backend") or get_backend()
-        checked["device"] = _check_device_available(device, backend, "using(device=...)")
+    for key, value in {"backend": name, "precision": precision, "device": device}.items():
+        if value is not None:
+            source = f"using({'name' if key == 'backend' else key}=...)"
+            checked[key] = _checked(key, value, source, checked.get("backend"))
     tokens = [(key, _override[key].set(value)) for key, value in checked.items()]
     try:
         yield
@@ -233,41 +217,12 @@ def using(name: str | None = None, *, precision: str | None = None, device: str 
             _override[key].reset(token)
 
 
-_ENV_VARS = {
-    "backend": "OPTICS_BACKEND",
-    "precision": "OPTICS_PRECISION",
-    "device": "OPTICS_DEVICE",
-}
-
-
-def _read_environment():
-    """Note OPTICS_BACKEND / OPTICS_PRECISION / OPTICS_DEVICE; they are checked on first use.
-
-    ``import optics`` never fails on them: a misspelt name, a library that is
-    not installed or a device that is not present raises
-    :class:`~optics.errors.ConfigurationError` (or BackendUnavailableError)
-    naming the variable on the first read of that setting
-    (:func:`check_environment`), where a caller's error handling is in place
-    (the ``optics`` command reports it as one line, exit status 2).
-    """
-    for key, var in _ENV_VARS.items():
-        value = os.environ.get(var, "").strip()
-        if value:
-            _ENV_PENDING[key] = (var, value)
-
-
 def _check_environment(key):
     """First use of an environment choice: validate it, then make it the default."""
     var, value = _ENV_PENDING.pop(key)
     source = f"environment variable {var}"
     try:
-        if key == "backend":
-            _select(value, source)
-        elif key == "precision":
-            _check_precision(value, source)
-        else:
-            _check_device_name(value, source)
-            _check_device_available(value, get_backend(), f"{source}={value!r}")
+        _checked(key, value, source, device_source=f"{source}={value!r}")
     except BaseException:
         _ENV_PENDING[key] = (var, value)  # still pending (and raising) while it is wrong
         raise
@@ -287,6 +242,3 @@ def check_environment() -> None:
     for key in list(_ENV_PENDING):
         if key in _ENV_PENDING:
             _check_environment(key)
-
-
-_read_environment()

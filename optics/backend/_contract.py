@@ -1,14 +1,7 @@
 """The backend contract as code: the names an implementation module must define.
 
-A backend is one module (``_numpy_impl``, ``_torch_impl``, ``_jax_impl``, or
-one registered from outside optics with :func:`optics.backend.register_backend`).
-:data:`REQUIRED` lists the names every backend defines, :data:`AUTODIFF` and
-:data:`COMPILE` those a backend adds when its :class:`BackendInfo` says it
-differentiates or compiles, and :data:`OPTIONAL` the hooks a backend may add
-where it gains from them, each with what optics does when it is missing.
-:func:`verify` runs when the registry first loads a module, so a backend that
-lacks a name is refused at once, with the missing names, instead of failing
-deep inside a trace.
+:func:`verify` runs when the registry first loads a module, so a backend lacking a name is
+refused at once with the missing names, not deep inside a trace (docs/backend.md).
 """
 
 from __future__ import annotations
@@ -66,13 +59,7 @@ def missing(module, info) -> list[str]:
 
 
 def verify(module, info) -> None:
-    """Refuse an implementation module that lacks a required name.
-
-    Raises
-    ------
-    BackendUnavailableError
-        Naming the backend, its module and every missing name.
-    """
+    """BackendUnavailableError naming every required name the module lacks."""
     absent = missing(module, info)
     if absent:
         raise BackendUnavailableError(

@@ -7,6 +7,12 @@ import numpy as np
 from . import _config, _registry
 from ._dispatch import configured, impl_of, resolve
 
+__all__ = (
+    "asarray array zeros ones empty full arange linspace eye zeros_like ones_like empty_like "
+    "full_like astype float_dtype finfo machine_eps is_array to_numpy item size backend_of "
+    "device_of"
+).split()
+
 
 def _target(device):
     """(implementation, device argument) for new arrays of the configured backend."""
@@ -39,41 +45,37 @@ def is_array(x) -> bool:
 def asarray(obj, dtype=None, device=None):
     """Convert ``obj`` to an array of the configured backend (no copy when possible).
 
-    Arrays keep their dtype; Python floats (and lists of them) take the
-    configured precision.  A list of grad-carrying tensors is stacked without
-    detaching.
+    Arrays keep their dtype; Python floats (and lists of them) take the configured
+    precision.  A list of grad-carrying tensors is stacked without detaching.
     """
-    impl, device = _target(device)
-    if dtype is None:
-        dtype = _float_dtype_of(impl, obj)
-    return impl.asarray(obj, dtype=dtype, device=device)
+    return _convert(obj, dtype, device)
 
 
 def array(obj, dtype=None, device=None):
     """Like :func:`asarray`, but always a new array."""
+    return _convert(obj, dtype, device, copy=True)
+
+
+def _convert(obj, dtype, device, **copy):
     impl, device = _target(device)
     if dtype is None:
         dtype = _float_dtype_of(impl, obj)
-    return impl.asarray(obj, dtype=dtype, device=device, copy=True)
+    return impl.asarray(obj, dtype=dtype, device=device, **copy)
 
 
 def _float_dtype_of(impl, obj):
     """The configured float dtype for Python floats (and lists of them), else None (kept)."""
     if isinstance(obj, float):  # no NumPy probe: TorchDynamo cannot trace one
         return impl.float_dtype(_config.get_precision())
-    if _carries_dtype(obj) or _holds_array(obj):
+    if _holds_array(obj):
         return None
     return impl.float_dtype(_config.get_precision()) if np.asarray(obj).dtype.kind == "f" else None
-
-
-def _carries_dtype(obj):
-    return hasattr(obj, "dtype") and not isinstance(obj, np.generic)
 
 
 def _holds_array(obj):
     if isinstance(obj, (list, tuple)):
         return any(_holds_array(o) for o in obj)
-    return _carries_dtype(obj)
+    return hasattr(obj, "dtype") and not isinstance(obj, np.generic)
 
 
 def zeros(shape, dtype=None, device=None):
@@ -105,10 +107,9 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
     impl, device = _target(device)
     if stop is None:
         start, stop = 0, start
-    if dtype is None and any(isinstance(v, float) for v in (start, stop, step)):
-        dtype = impl.float_dtype(_config.get_precision())
     if dtype is None:
-        dtype = impl.INT64
+        floats = any(isinstance(v, float) for v in (start, stop, step))
+        dtype = impl.float_dtype(_config.get_precision()) if floats else impl.INT64
     return impl.arange(start, stop, step, dtype=dtype, device=device)
 
 
@@ -140,11 +141,7 @@ def empty_like(x, dtype=None):
 
 
 def full_like(x, value, dtype=None):
-    """Array shaped like x filled with ``value``.
-
-    When ``value`` is a tensor carrying a gradient the result stays attached
-    to it, so the gradient reaches ``value``.
-    """
+    """Array shaped like x filled with ``value`` (a grad-carrying tensor value stays attached)."""
     return impl_of(x).full_like(x, value, dtype=dtype)
 
 
@@ -161,14 +158,12 @@ def finfo(x):
 
     Parameters
     ----------
-    x : array, dtype, dtype class (``np.float32``) or Python float
-        A Python float (or int, or ``float``) counts as float64.
+    x : array, dtype, dtype class (``np.float32``) or Python float (counts as float64)
 
     Returns
     -------
     finfo
-        ``numpy.finfo``, ``torch.finfo`` or the Array API namespace's finfo;
-        all have ``eps``, ``max``, ``tiny`` and ``bits``.
+        The library's finfo (``numpy.finfo``, ``torch.finfo`` ...): ``eps``, ``max``, ``tiny``.
     """
     if isinstance(x, (float, int)) or x is float or x is int:
         return np.finfo(np.float64)

@@ -1,10 +1,7 @@
 """Find the implementation module for the arrays an operation receives.
 
-The fast path is one dictionary lookup on ``type(x)``; the slow path runs
-once per new array type (and for Python scalars, which carry no backend and
-therefore use the configured one).  Which module owns a type is asked of the
-registered backends whose library is already imported (each lists its
-``array_types``), never decided by name here.
+The fast path is one dictionary lookup on ``type(x)``; the slow path runs once per new array
+type (each loaded backend lists its ``array_types``) and for Python scalars (configured backend).
 """
 
 from __future__ import annotations
@@ -26,11 +23,6 @@ def _forget(impl):
 
 _registry.FORGET_HOOKS.append(_forget)
 _scalar_wrappers: dict[str, object] = {}
-
-
-def implementation(name):
-    """The implementation module of backend ``name`` (imports its library on first use)."""
-    return _registry.load(name)
 
 
 def configured():
@@ -72,13 +64,7 @@ def impl_of(x):
 
 
 def impl_of_all(*xs):
-    """Implementation shared by several operands; Python scalars adapt to the arrays.
-
-    Raises
-    ------
-    TypeError
-        When arrays of two different backends are mixed in one call.
-    """
+    """Implementation shared by several operands (scalars adapt); TypeError when they mix."""
     found, found_type = None, None
     for x in xs:
         if x is None or _is_scalar(x):
@@ -115,22 +101,18 @@ class _ScalarOps:
         self.name = impl.name
 
     def __getattr__(self, attr):
-        fn = getattr(self._impl, attr)
-        impl = self._impl
-        precision = _config.get_precision
+        fn, impl = getattr(self._impl, attr), self._impl
 
         def call(*args, **kwargs):
-            args = [
-                impl.asarray(
-                    a, dtype=impl.float_dtype(precision()) if isinstance(a, float) else None
-                )
-                if _is_scalar(a)
-                else a
-                for a in args
-            ]
-            return fn(*args, **kwargs)
+            return fn(*[scalar_array(impl, a) if _is_scalar(a) else a for a in args], **kwargs)
 
         return call
+
+
+def scalar_array(impl, value, device=None):
+    """A Python scalar as an array of ``impl``; a float takes the configured precision."""
+    dtype = impl.float_dtype(_config.get_precision()) if isinstance(value, float) else None
+    return impl.asarray(value, dtype=dtype, device=device)
 
 
 def _scalar_wrapper(impl):

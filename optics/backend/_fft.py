@@ -1,25 +1,15 @@
-"""Discrete Fourier transforms and complex helpers, dispatched on the arrays received.
+"""Discrete Fourier transforms and complex helpers on the input's Array API namespace.
 
-The transform module is the input's Array API namespace's ``fft`` extension
-(``numpy.fft``, ``torch.fft``, ``jax.numpy.fft`` through array-api-compat), so
-one call serves every backend and keeps torch's autograd: gradients flow
-through ``fft2``/``ifft2``, :func:`expi` and :func:`abs2` exactly.
-
-Transforms act on the last two axes (``fft2``/``ifft2``) or one axis (``fft``);
-a ``shape`` zero-pads at the end of those axes before transforming (the
-position of the data in the padded grid only multiplies the transform by a
-linear phase, so intensities do not depend on it).
+``numpy.fft``, ``torch.fft`` or ``jax.numpy.fft`` through array-api-compat: one call serves
+every backend, with torch's gradients exact.  Zero-padding to ``shape`` is at the end of the
+axes; where the data sit in the padded grid only adds a linear phase, not an intensity change.
 """
 
 from __future__ import annotations
 
-from array_api_compat import array_namespace
+from array_api_compat import array_namespace as _xp
 
 __all__ = ["fft", "fft2", "ifft2", "fftshift", "ifftshift", "expi", "abs2", "real", "imag"]
-
-
-def _xp(x):
-    return array_namespace(x)
 
 
 def fft2(x, shape=None):
@@ -49,8 +39,7 @@ def ifftshift(x, axes=(-2, -1)):
 
 def expi(phase):
     """exp(i * phase) of a real array (radians), as a complex array of the same shape."""
-    xp = _xp(phase)
-    return xp.exp(1j * phase)
+    return _xp(phase).exp(1j * phase)
 
 
 def real(z):

@@ -1,11 +1,6 @@
 """What the layers above ask of a backend without knowing it: capabilities and optional hooks.
 
-:func:`capabilities` is the registry's :class:`~optics.backend.BackendInfo`
-of a backend (the configured one by default), and :func:`hook` one of the
-optional names of the contract (:data:`optics.backend._contract.OPTIONAL`)
-as the backend of some arrays defines it, or None.  The speed strategies of
-:mod:`optics.accel` are written against these (and :func:`on_backend_load`),
-never against a backend name or an implementation module.
+:mod:`optics.accel` is written against these, never a backend name or implementation module.
 """
 
 from __future__ import annotations
@@ -25,11 +20,9 @@ def hook(name: str, *arrays):
     Parameters
     ----------
     name : str
-        An optional name of the backend contract (``"accumulate"``,
-        ``"add_product"``, ``"compiled_stage"`` ...).
+        An optional name of the contract (``_contract.OPTIONAL``: ``"accumulate"`` ...).
     *arrays : arrays or numbers
-        Operands that choose the backend (Python numbers adapt); without any
-        array, the configured backend.
+        Operands that choose the backend; without any array, the configured backend.
 
     Returns
     -------
@@ -42,9 +35,8 @@ def hook(name: str, *arrays):
 def on_backend_load(callback) -> None:
     """Call ``callback(name)`` for every backend loaded so far and each one loaded later.
 
-    For set-up that the layers above tie to the first array operation (the
-    process's malloc thresholds, :mod:`optics.accel.allocator`): it runs where
-    the caller's error handling is already in place, not at import.
+    For set-up tied to the first array operation rather than import (the malloc
+    thresholds of :mod:`optics.accel.allocator`).
     """
     _registry.LOAD_HOOKS.append(lambda impl: callback(impl.name))
     for name in list(_registry._LOADED):

@@ -1,8 +1,4 @@
-"""Counting host reads of torch tensors, for tests that a trace makes none.
-
-Patches the reading methods of ``torch.Tensor`` for the length of a block;
-it imports nothing, and counts nothing when torch is not loaded.
-"""
+"""Counting host reads of torch tensors (patched ``torch.Tensor`` methods), for tests."""
 
 from __future__ import annotations
 
@@ -12,12 +8,10 @@ import sys
 
 @contextlib.contextmanager
 def count_host_reads():
-    """Count host reads of torch tensors (``item``, ``bool``, ``int``, ``float``,
-    ``__index__``, ``tolist``, ``numpy``) made in the block.
+    """Count host reads of torch tensors (``item``, ``bool``, ``tolist`` ...) in the block.
 
-    Yields a dict whose ``"count"`` grows with every read and whose
-    ``"where"`` lists the method names read.  Without torch loaded it counts
-    nothing.
+    Yields a dict: ``"count"`` grows with every read, ``"where"`` lists the methods read.
+    Without torch loaded it counts nothing (and imports nothing).
     """
     record = {"count": 0, "where": []}
     torch = sys.modules.get("torch")

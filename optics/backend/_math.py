@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from . import _config
-from ._dispatch import _BY_TYPE, impl_of, impl_of_all, resolve
+from ._dispatch import _BY_TYPE, impl_of, impl_of_all, resolve, scalar_array
 
 _UNARY_DOCS = {
     "sqrt": "Square root.",
@@ -40,50 +39,45 @@ _REDUCTION_DOCS = {
     "all": "True when every element along ``axis`` is true.",
     "any": "True when any element along ``axis`` is true.",
 }
+__all__ = [*_UNARY_DOCS, *_BINARY_DOCS, *_REDUCTION_DOCS]
+__all__ += "where clip stack concatenate reshape broadcast_to matmul solve scatter".split()
 
 
-def _unary(name, doc):
+def _unary(name):
     def op(x):
         impl = _BY_TYPE.get(type(x))
         if impl is None:
             impl = resolve(x)
         return getattr(impl, name)(x)
 
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = doc
     return op
 
 
-def _binary(name, doc):
+def _binary(name):
     def op(a, b):
         impl = _BY_TYPE.get(type(a))
         if impl is None or impl is not _BY_TYPE.get(type(b)):
             impl = impl_of_all(a, b)
         return getattr(impl, name)(a, b)
 
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = doc
     return op
 
 
-def _reduction(name, doc):
+def _reduction(name):
     def op(x, axis=None, keepdims=False):
         impl = impl_of(x)
         if name == "sum" and getattr(x, "dtype", None) == impl.BOOL:
             x = impl.astype(x, impl.INT64)  # a count (the Array API sums numbers only)
         return getattr(impl, name)(x, axis=axis, keepdims=keepdims)
 
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = doc
     return op
 
 
-for _name, _doc in _UNARY_DOCS.items():
-    globals()[_name] = _unary(_name, _doc)
-for _name, _doc in _BINARY_DOCS.items():
-    globals()[_name] = _binary(_name, _doc)
-for _name, _doc in _REDUCTION_DOCS.items():
-    globals()[_name] = _reduction(_name, _doc)
+for _make, _docs in ((_unary, _UNARY_DOCS), (_binary, _BINARY_DOCS), (_reduction, _REDUCTION_DOCS)):
+    for _name, _doc in _docs.items():
+        _op = globals()[_name] = _make(_name)
+        _op.__name__ = _op.__qualname__ = _name
+        _op.__doc__ = _doc
 
 
 _PY_SCALARS = frozenset((float, int, bool))
@@ -105,18 +99,9 @@ def where(cond, a, b):
     ):
         impl = impl_of_all(cond, a, b)
     if a_scalar and b_scalar:
-        a, b = _scalar_pair(impl, cond, a, b)
+        device = impl.device_of(cond)  # the contract's device string, not a library's object
+        a, b = scalar_array(impl, a, device), scalar_array(impl, b, device)
     return impl.where(cond, a, b)
-
-
-def _scalar_pair(impl, cond, a, b):
-    """Two Python scalars as arrays on cond's device; floats take the configured precision."""
-    float_dtype = impl.float_dtype(_config.get_precision())
-    device = impl.device_of(cond)  # the contract's device string, not a library's object
-    return (
-        impl.asarray(v, dtype=float_dtype if isinstance(v, float) else None, device=device)
-        for v in (a, b)
-    )
 
 
 def clip(x, lo=None, hi=None):

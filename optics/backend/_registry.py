@@ -1,15 +1,8 @@
-"""The backend registry: name -> lazy loader -> capabilities.
+"""The backend registry: name -> lazy loader -> capabilities (:class:`BackendInfo`).
 
-Every array library optics runs on is one :class:`BackendInfo` here.  The
-rest of ``optics.backend`` asks this registry (never a backend name) what a
-backend can do: differentiate, compile whole graphs, which device kinds it
-places arrays on, whether it has float64.  An implementation module is
-imported only when its backend is first selected or its arrays first seen,
-so ``import optics`` loads neither torch nor jax.
-
-Adding a backend: write one implementation module (the names of
-``_numpy_impl``, see docs/backend.md) and add one :func:`register` call
-below.  Nothing else in optics changes.
+The rest of ``optics.backend`` asks it what a backend can do, never a backend's name; an
+implementation module is imported on first use, so ``import optics`` loads neither torch nor
+jax.  Adding a backend is one module and one :func:`register` call (docs/backend.md).
 """
 
 from __future__ import annotations
@@ -32,41 +25,30 @@ class BackendInfo:
     name : str
         The name users choose it by (``be.set_backend(name)``, ``--backend``).
     module : str
-        Implementation module: a private module of ``optics.backend`` when the
-        name starts with an underscore (``"_jax_impl"``), else any importable
-        module (a backend registered from outside optics).
+        Implementation module: private to ``optics.backend`` when it starts with an
+        underscore (``"_jax_impl"``), else any importable module.
     requires : str or None
         Top-level package that must be importable (None: always available).
     install : str
         How to install it, quoted in :class:`BackendUnavailableError`.
-    autodiff : str or None
-        How it differentiates: ``"tape"`` (a recording mode and trainable
-        leaves, torch), ``"transform"`` (function transformations and tracers,
-        jax) or None (no derivatives).
+    autodiff : {"tape", "transform", None}
+        How it differentiates: a recording mode and leaves (torch), function
+        transformations and tracers (jax), or not at all.
     compile : bool
         Whether it compiles a whole trace into one graph (``compiled=True``).
     device_kinds : tuple of str
-        Device kinds it places arrays on ("cpu", "cuda", "mps" ...); an index
-        may follow the kind ("cuda:1").
+        Device kinds it places arrays on ("cpu", "cuda" ...; an index may follow).
     float64 : bool
         Whether it computes in float64.
     ray_block : int or None
-        Rays per block of an eager trace that records no gradient, on the
-        CPU: large batches are traced block by block so that each block's
-        temporaries stay in cache (see :func:`optics.accel.ray_block_size`);
-        None: always one batch (immutable arrays, or no measured gain).
+        Rays per block of a CPU eager trace without gradients, so each block's
+        temporaries stay in cache (:func:`optics.accel.ray_block_size`); None: one batch.
     batch_buckets : bool
-        Whether compiled traces pad batch sizes up to shared buckets, so that
-        nearby sizes reuse one graph (torch: Inductor takes tens of seconds
-        to compile, and cutting the padding off is a view).  False: one graph
-        per batch size (jax: jit compiles in a second or two, and padding and
-        cutting copy every array).
+        Whether compiled traces pad batch sizes up to shared buckets (torch: slow to
+        compile, the cut is a view) rather than compile per size (jax).
     slow_dispatch : bool
-        Whether every eager operation costs tens of µs of dispatch (jax), so
-        that scalar work on plain numbers is better done with NumPy and
-        converted once (:func:`optics.accel.on_host`).  False: such work
-        runs on the backend itself (NumPy; torch's few µs per operation do
-        not repay the detour).
+        Whether eager operations cost tens of µs each (jax), so scalar work is better
+        done in NumPy and converted once (:func:`optics.accel.on_host`).
     """
 
     name: str
@@ -133,21 +115,14 @@ def missing_message(name: str) -> str:
 
 
 _LOADED: dict[str, object] = {}
-#: Called with an implementation module that was unregistered (``_dispatch`` drops its types).
+#: Called with an unregistered implementation module (``_dispatch`` drops its types).
 FORGET_HOOKS: list = []
-#: Called with an implementation module when it is first loaded (``_compile`` tells it the
-#: trace constants): the layers above the registry reach a backend without it importing them.
+#: Called with each newly loaded implementation module, so the registry imports no layer above.
 LOAD_HOOKS: list = []
 
 
 def load(name: str):
-    """The implementation module of ``name``, importing it (and its library) on first use.
-
-    Raises
-    ------
-    BackendUnavailableError
-        When the backend's library is not installed (the message says how to install it).
-    """
+    """The implementation module of ``name``, imported and checked on first use."""
     impl = _LOADED.get(name)
     if impl is not None:
         return impl
@@ -168,11 +143,7 @@ def load(name: str):
 
 
 def loaded() -> list:
-    """Implementation modules of backends whose library is already imported.
-
-    Used to recognise an array's type without importing a library for it: a
-    torch tensor can only exist when torch is in ``sys.modules``.
-    """
+    """Implementation modules of backends whose library is imported (only those can own arrays)."""
     out = []
     for name, entry in _REGISTRY.items():
         if name in _LOADED:

@@ -1,8 +1,6 @@
 """The fields of the objects optics passes around: dataclasses and optics' own classes.
 
-Shared by the walks over argument structures in the backend: splitting
-arguments into arrays for ``jax.jit`` (``_jax_compile``) and searching and
-converting the inputs and results of host-evaluated work (``_host``).
+Shared by the walks over argument structures (``_jax_compile``, :mod:`optics.accel.host`).
 """
 
 from __future__ import annotations
@@ -23,8 +21,8 @@ def fields_of(obj):
 def with_fields(obj, values):
     """A copy of ``obj`` (see :func:`fields_of`) with the fields in ``values`` replaced.
 
-    Dataclasses through ``dataclasses.replace`` (fields with ``init=False``
-    are recomputed, not given); other objects shallow-copied.
+    Dataclasses through ``dataclasses.replace`` (``init=False`` fields are recomputed);
+    other objects shallow-copied.
     """
     if dataclasses.is_dataclass(obj):
         given = {f.name for f in dataclasses.fields(obj) if f.init}
