@@ -1,39 +1,7 @@
 """Real-ray aiming: rays launched so that they cross the stop where the pupil says.
 
-Under ``[aiming] mode = "real"`` the normalized pupil point (px, py) is the
-point (px, py) · r_stop on the stop surface, in the stop's local frame; the
-chief ray (0, 0) goes through the stop centre.  r_stop is the stop's radius
-for a ``stop_diameter`` aperture, otherwise the height at which the real
-on-axis ray through the paraxial entrance-pupil edge (EPD/2) crosses the stop.
-
-The unknowns of each ray are its *effective* paraxial pupil coordinates
-p = (px', py'): the point (px', py') · EPD/2 on the paraxial entrance-pupil
-plane that :func:`optics.trace.launch.launch_rays` aims at.  For an object at
-infinity they move the launch point across the field's fixed direction; for a
-finite object they turn the direction from the fixed object point.  So the
-aimed rays launch exactly as paraxial ones do (the compiled path needs no
-change), and p = (px, py) is the paraxial seed.
-
-The solve, batched over every ray (one 2×2 system per ray):
-
-1. the chief rays (one per field and wavelength) by
-   :func:`optics.solvers.newton_2x2` from p = 0; fields that fail go again by
-   continuation from the axis outward (the field scaled by s = 1/k, 2/k, ...,
-   1, each stage seeded by the previous one), for wide-angle lenses whose
-   real pupil moves far from the paraxial one;
-2. every ray from the linear prediction p_c + J_c⁻¹ (px, py) · r_stop of its
-   chief ray's solution p_c and Jacobian J_c (Newton, the residual and the
-   four difference rays of J in one batched trace per step); rays that fail go
-   again by continuation in the pupil radius from the chief ray;
-3. only while ``be.grad_active()``: one grad-attached trace to the stop and
-   :func:`optics.solvers.implicit_correction_2x2` (p = p̄ − J̄⁻¹ R(p̄, θ)), so
-   dp/dθ is exact to first order and the graph does not depend on the
-   iteration count.
-
-The residual is R(p) = S(p) − (px, py) · r_stop, S the local (x, y) on the
-stop in mm; its Jacobian is a central difference in the same batched trace
-(step eps^(1/3) · max(1, |p|)).  Clear apertures are ignored while aiming.
-A ray that does not converge (it cannot reach that stop point) is invalid.
+Each ray solves for the effective paraxial pupil coordinates it launches with; the batched
+problem and its continuation are in :mod:`._aim_solve`, the method in docs/aiming.md.
 """
 
 from __future__ import annotations
@@ -68,8 +36,8 @@ MAX_ITERATIONS = 30
 def launch(optic, qx, qy, px, py, wavelength, first_order):
     """Rays leaving the object, aimed as the optic's aiming mode says.
 
-    Parameters as :func:`optics.trace.launch.launch_rays`.  Real-aimed rays
-    whose aim does not converge are invalid.
+    Parameters as :func:`optics.trace.launch.launch_rays`; a ray whose real aim does not
+    converge is invalid.
     """
     if aiming_mode(optic) != "real":
         return launch_rays(optic, qx, qy, px, py, wavelength, first_order)
@@ -85,8 +53,7 @@ class AimResult:
     Attributes
     ----------
     px, py : array
-        Effective paraxial pupil coordinates to launch with (grad-attached
-        when gradients are recording).
+        Effective paraxial pupil coordinates to launch with (attached when gradients record).
     converged : bool array
         False where the ray could not be aimed (it is invalid).
     residual_norm : array
@@ -108,10 +75,9 @@ class AimResult:
 def stop_radius(optic, first_order):
     """r_stop in mm: D/2 of a ``stop_diameter`` aperture, else the real EPD-edge ray's height.
 
-    The real ray is the on-axis one through the paraxial entrance-pupil edge
-    (px, py) = (1, 0) at the primary wavelength; its distance from the stop
-    centre in the stop's local frame is returned (grad-attached), NaN when that
-    ray misses a surface or is totally reflected before the stop.
+    That ray is the on-axis one through (px, py) = (1, 0) of the paraxial entrance pupil at
+    the primary wavelength, measured in the stop's local frame (attached); NaN when it fails
+    before the stop.
     """
     if optic.aperture.type == "stop_diameter":
         return be.asarray(optic.aperture.value) / 2.0
@@ -135,11 +101,10 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
     wavelength : array
         Micrometres.  All inputs broadcast together.
     first_order : ParaxialData
-        The paraxial entrance pupil (launch geometry).
     tol : float, optional
-        Tolerance on the stop miss in mm; by default
-        ``ROUND_OFF_CONSTANT · eps · max(1, r_stop, track to the stop)`` (about
-        1e-12 mm in float64), or the enclosing :func:`optics.solvers.solver_settings`.
+        Tolerance on the stop miss in mm; by default ``ROUND_OFF_CONSTANT · eps ·
+        max(1, r_stop, track to the stop)``, or the enclosing
+        :func:`optics.solvers.solver_settings`.
     max_iter : int, optional
         Newton steps per stage.
 
@@ -220,10 +185,7 @@ def _check_stop_radius(optic, r_stop):
 
 
 def _default_tolerance(optic, r_stop, like):
-    """ROUND_OFF_CONSTANT · eps · (largest length an aimed ray sees up to the stop), mm.
-
-    Lengths that have no value to read (under ``jax.jit``) are left out.
-    """
+    """ROUND_OFF_CONSTANT · eps · (largest readable length a ray sees up to the stop), mm."""
     stop = optic.stop_index
     track = sum(s.thickness for s in optic.surfaces[1:stop])
     candidates = [r_stop, track]
@@ -267,16 +229,10 @@ def warn_if_off_centre(optic, fields, at_stop, first_order):
     fields : sequence of (hx, hy)
         The normalized fields, length F.
     at_stop : Rays, shape (W, F) or (C, W, F)
-        The chief rays just after the stop surface (global coordinates), as
-        the trace already has them (clear apertures open); C configurations
-        stacked along a leading axis (:func:`optics.configurations.stacked`)
-        get one warning each.
+        The chief rays just after the stop surface (global coordinates, clear apertures
+        open); C stacked configurations (:func:`optics.configurations.stacked`) get one
+        warning each.  A chief ray that fails before the stop misses it.
     first_order : ParaxialData
-
-    Notes
-    -----
-    One host sync, after the trace.  A chief ray that fails before the stop
-    counts as missing it.
     """
     frame = surface_frames(optic.surfaces[: optic.stop_index + 1])[-1]
     x, y, *_ = frame.to_local(at_stop.x, at_stop.y, at_stop.z, at_stop.L, at_stop.M, at_stop.N)
@@ -300,16 +256,7 @@ def _report_off_centre(fields, read):
         return  # no stop radius to measure by (real aiming says why)
     count = len(fields)
     flagged, misses = read[1 : 1 + count], read[1 + count :]
-    _warn_off_centre(fields, [i for i in range(count) if flagged[i]], misses)
-
-
-def _warn_off_centre(fields, indices, misses):
-    """Warn for the fields ``indices``; the text holds no number that varies between calls.
-
-    The misses (in stop radii, inf for a chief ray that misses the stop) are on the
-    warning's ``misses`` attribute, {(hx, hy): fraction}: a text that changed with the
-    wavelength would defeat Python's once-per-location de-duplication.
-    """
+    indices = [i for i in range(count) if flagged[i]]
     if not indices:
         return
     named = [
@@ -317,6 +264,8 @@ def _warn_off_centre(fields, indices, misses):
         + ("" if math.isfinite(misses[i]) else " (misses the stop)")
         for i in indices
     ]
+    # The misses go on an attribute, not in the text: a text that changed with the
+    # wavelength would defeat Python's once-per-location de-duplication.
     warning = PupilAimWarning(
         f"paraxial aiming: the chief ray crosses the stop more than "
         f"{100 * OFF_CENTRE_FRACTION:g} % of the stop radius from its centre for normalized "
@@ -324,4 +273,4 @@ def _warn_off_centre(fields, indices, misses):
         "(or --aiming real)"
     )
     warning.misses = {tuple(fields[i]): float(misses[i]) for i in indices}
-    warnings.warn(warning, stacklevel=4)
+    warnings.warn(warning, stacklevel=3)
