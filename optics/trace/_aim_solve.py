@@ -91,8 +91,8 @@ def _continue(problem, p, velocity, tol, max_iter, kind):
 class DifferenceProblem:
     """R(q) = F(q) − target for q of shape (n, 2), with the central-difference ∂F/∂q.
 
-    A subclass holds ``target`` (n, 2) and an ``_evaluated`` list and defines
-    ``points(q)``: F for q of shape (k, n, 2), NaN where a ray fails.
+    A subclass holds ``target`` and an ``_evaluated`` list and defines ``points(q)``: F for q
+    of shape (k, n, 2), NaN where a ray fails.
     """
 
     #: The |q| below which the difference step stops shrinking.
@@ -168,19 +168,10 @@ class AimProblem(DifferenceProblem):
 
     def newton(self, start, tol, max_iter):
         """:func:`optics.solvers.newton_2x2`; its fixed-shape variant for abstract values."""
+        options = dict(tol=tol, max_iter=max_iter, **CONSTANTS)
         if be.is_abstract(start) or be.is_abstract(self.target):
-            result, _ = newton_2x2_static(
-                self.residual_and_jacobian, start, tol=tol, max_iter=max_iter, **CONSTANTS
-            )
-            return result
-        return newton_2x2(
-            self.residual_keeping_jacobian,
-            self.jacobian,
-            start,
-            tol=tol,
-            max_iter=max_iter,
-            **CONSTANTS,
-        )
+            return newton_2x2_static(self.residual_and_jacobian, start, **options)[0]
+        return newton_2x2(self.residual_keeping_jacobian, self.jacobian, start, **options)
 
     def points(self, p):
         """Local stop (x, y) in mm for p of shape (k, n, 2); NaN where a ray fails."""

@@ -34,11 +34,7 @@ MAX_ITERATIONS = 30
 
 
 def launch(optic, qx, qy, px, py, wavelength, first_order):
-    """Rays leaving the object, aimed as the optic's aiming mode says.
-
-    Parameters as :func:`optics.trace.launch.launch_rays`; a ray whose real aim does not
-    converge is invalid.
-    """
+    """:func:`optics.trace.launch.launch_rays` in the optic's aiming mode; unaimed rays invalid."""
     if aiming_mode(optic) != "real":
         return launch_rays(optic, qx, qy, px, py, wavelength, first_order)
     result = aim(optic, qx, qy, px, py, wavelength, first_order)
@@ -57,11 +53,10 @@ class AimResult:
     converged : bool array
         False where the ray could not be aimed (it is invalid).
     residual_norm : array
-        |S − (px, py) · r_stop| in mm at the solution (detached).
+        |S − (px, py) · r_stop| in mm at the solution (detached); ``tolerance`` bounds it.
     r_stop : array
         The stop radius in mm that (px, py) = 1 means.
     tolerance : float
-        Convergence tolerance in mm.
     """
 
     px: Any
@@ -75,9 +70,8 @@ class AimResult:
 def stop_radius(optic, first_order):
     """r_stop in mm: D/2 of a ``stop_diameter`` aperture, else the real EPD-edge ray's height.
 
-    That ray is the on-axis one through (px, py) = (1, 0) of the paraxial entrance pupil at
-    the primary wavelength, measured in the stop's local frame (attached); NaN when it fails
-    before the stop.
+    That is the on-axis ray through the paraxial pupil's (1, 0) at the primary wavelength, in
+    the stop's local frame (attached; NaN when it fails before the stop).
     """
     if optic.aperture.type == "stop_diameter":
         return be.asarray(optic.aperture.value) / 2.0
@@ -91,27 +85,10 @@ def stop_radius(optic, first_order):
 def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=None):
     """Effective pupil coordinates that put each ray on (px, py) · r_stop at the stop.
 
-    Parameters
-    ----------
-    optic : Optic
-    qx, qy : array
-        Object-space field parameters (slopes, or object heights in mm).
-    px, py : array
-        Normalized stop coordinates.
-    wavelength : array
-        Micrometres.  All inputs broadcast together.
-    first_order : ParaxialData
-    tol : float, optional
-        Tolerance on the stop miss in mm; by default ``ROUND_OFF_CONSTANT · eps ·
-        max(1, r_stop, track to the stop)``, or the enclosing
-        :func:`optics.solvers.solver_settings`.
-    max_iter : int, optional
-        Newton steps per stage.
-
-    Returns
-    -------
-    AimResult
-        Arrays in the broadcast shape of the inputs.
+    q (slopes, or object heights in mm), (px, py) and the wavelength (µm) broadcast together;
+    ``tol`` (mm) defaults to ROUND_OFF_CONSTANT · eps · max(1, r_stop, track to the stop) and
+    ``max_iter`` (per stage) to MAX_ITERATIONS, unless :func:`optics.solvers.solver_settings`
+    says otherwise.
     """
     inputs = [be.asarray(v) for v in (qx, qy, px, py, wavelength)]
     shape = tuple(np.broadcast_shapes(*(tuple(v.shape) for v in inputs)))
@@ -164,14 +141,8 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
             J_bar,
             name="real ray aiming (implicit correction)",
         )
-    return AimResult(
-        px=be.reshape(p[:, 0], shape),
-        py=be.reshape(p[:, 1], shape),
-        converged=be.reshape(converged, shape),
-        residual_norm=be.reshape(residual_norm, shape),
-        r_stop=r_stop,
-        tolerance=tol,
-    )
+    shaped = [be.reshape(v, shape) for v in (p[:, 0], p[:, 1], converged, residual_norm)]
+    return AimResult(*shaped, r_stop=r_stop, tolerance=tol)
 
 
 def _check_stop_radius(optic, r_stop):
@@ -186,8 +157,7 @@ def _check_stop_radius(optic, r_stop):
 
 def _default_tolerance(optic, r_stop, like):
     """ROUND_OFF_CONSTANT · eps · (largest readable length a ray sees up to the stop), mm."""
-    stop = optic.stop_index
-    track = sum(s.thickness for s in optic.surfaces[1:stop])
+    track = sum(s.thickness for s in optic.surfaces[1 : optic.stop_index])
     candidates = [r_stop, track]
     if not optic.object_at_infinity:
         candidates.append(optic.surfaces[0].thickness)
@@ -223,16 +193,9 @@ OFF_CENTRE_FRACTION = 0.01
 def warn_if_off_centre(optic, fields, at_stop, first_order):
     """One grouped :class:`PupilAimWarning` for fields whose paraxially aimed chief misses.
 
-    Parameters
-    ----------
-    optic : Optic
-    fields : sequence of (hx, hy)
-        The normalized fields, length F.
-    at_stop : Rays, shape (W, F) or (C, W, F)
-        The chief rays just after the stop surface (global coordinates, clear apertures
-        open); C stacked configurations (:func:`optics.configurations.stacked`) get one
-        warning each.  A chief ray that fails before the stop misses it.
-    first_order : ParaxialData
+    ``at_stop``: the chief rays of the F ``fields`` just after the stop (global, clear
+    apertures open), shape (W, F), or (C, W, F) for C stacked configurations (one warning
+    each); a chief ray that fails before the stop misses it.
     """
     frame = surface_frames(optic.surfaces[: optic.stop_index + 1])[-1]
     x, y, *_ = frame.to_local(at_stop.x, at_stop.y, at_stop.z, at_stop.L, at_stop.M, at_stop.N)

@@ -1,9 +1,8 @@
 """Real-image-height fields: the coupled 2×2 solve for the object-space field.
 
-q = (qx, qy) is the root of R(q, θ, h) = I(q, θ) − h, I the global (x, y) in mm of the chief
-ray on the image surface: a graph-free damped Newton from the paraxial seed, then, only while
-``be.grad_active()``, one grad-attached implicit correction (docs/fields.md and
-docs/implicit-differentiation.md, "The field solve").
+q = (qx, qy) is the root of I(q, θ) − h, I the chief ray's global (x, y) on the image surface:
+graph-free damped Newton from the paraxial seed, then one grad-attached implicit correction
+while ``be.grad_active()`` (docs/fields.md, docs/implicit-differentiation.md).
 """
 
 from __future__ import annotations
@@ -34,20 +33,19 @@ MAX_ITERATIONS = 50
 
 
 def field_parameters(system, hx, hy):
-    """Object-space field parameters (qx, qy) for normalized fields of any type.
+    """Object-space field parameters (qx, qy) for normalized fields (hx, hy) of any type.
 
     Parameters
     ----------
     system : Optic or PreparedSystem
         A prepared system keeps the result for fields given as Python numbers.
     hx, hy : float, sequence or array
-        Normalized field coordinates; they broadcast together.
+        Normalized field coordinates, broadcast together.
 
     Returns
     -------
     qx, qy : array
-        Slopes tan(angle) for an object at infinity, object heights in mm otherwise;
-        ``real_image_height`` fields are solved once per distinct field point.
+        Slopes tan(angle) for an object at infinity, else object heights in mm.
     """
     return prepare(system).cached_fields(hx, hy, _field_parameters)
 
@@ -65,13 +63,12 @@ class FieldSolveResult:
     Attributes
     ----------
     q : array, shape (m, 2)
-        Object-space field parameters; grad-attached to θ and h when gradients record.
+        Object-space field parameters (attached to θ and h when gradients record).
     n_iter : int
         Newton steps the batch took.
     residual_norm : array, shape (m,)
-        |I(q̄) − h| in mm at the primal solution (detached).
+        |I(q̄) − h| in mm at the primal solution (detached); ``tolerance`` bounds it.
     tolerance : float
-        The convergence tolerance on ``residual_norm`` in mm.
     """
 
     q: Any
@@ -82,8 +79,6 @@ class FieldSolveResult:
 
 def solve_real_image_height(system, hx, hy, *, tol=None, max_iter=MAX_ITERATIONS):
     """Object-space field parameters (qx, qy) for normalized real-image-height fields.
-
-    Each distinct field point is solved once, at the primary wavelength.
 
     Parameters
     ----------
@@ -105,8 +100,7 @@ def solve_real_image_height(system, hx, hy, *, tol=None, max_iter=MAX_ITERATIONS
     Raises
     ------
     SolveError
-        When a field's paraxial scale or Jacobian is singular, its chief ray fails or
-        Newton does not converge (the message names the field and the residual).
+        When a field cannot be solved; the message names the field, why, and the residual.
     """
     system = prepare(system)
     return _real_image_height(system.optic, hx, hy, system.first_order, tol, max_iter)
@@ -168,15 +162,13 @@ def _solve(optic, targets, first_order, tol, max_iter, unique=None):
     tol = problem.default_tolerance() if tol is None else tol
     primal = problem.detached()  # graph-free iterations on every backend (JAX: stop_gradient)
     options = dict(tol=tol, max_iter=max_iter, **CONSTANTS)
-    J_bar = None
+    seed, J_bar = problem.seed(), None
     if problem.static:  # values abstract (jit, vmap): no host reads, failures become NaN
-        result, J_bar = newton_2x2_static(primal.residual_and_jacobian, problem.seed(), **options)
+        result, J_bar = newton_2x2_static(primal.residual_and_jacobian, seed, **options)
     else:
-        result = newton_2x2(
-            primal.residual_keeping_jacobian, primal.jacobian, problem.seed(), **options
-        )
+        result = newton_2x2(primal.residual_keeping_jacobian, primal.jacobian, seed, **options)
         _raise_if_failed(result, problem, tol, max_iter)
-    q, residual_norm = result.q, result.residual_norm
+    q = result.q
     expand = (lambda v: v) if unique is None else (lambda v: v[unique[1]])
     if be.grad_active():
         if J_bar is None:
@@ -194,9 +186,7 @@ def _solve(optic, targets, first_order, tol, max_iter, unique=None):
     if problem.static:  # what _raise_if_failed would refuse: the field's rays are NaN (invalid)
         failed = ~expand(result.converged) | expand(result.singular)
         q = be.where(failed[..., None], math.nan, q)
-    return FieldSolveResult(
-        q=q, n_iter=result.n_iter, residual_norm=expand(residual_norm), tolerance=tol
-    )
+    return FieldSolveResult(q, result.n_iter, expand(result.residual_norm), tol)
 
 
 def _raise_if_failed(result, problem, tol, max_iter):
@@ -208,9 +198,9 @@ def _raise_if_failed(result, problem, tol, max_iter):
     target = be.to_numpy(be.detach(problem.target))[k]
     norm = float(be.to_numpy(result.residual_norm)[k])
     where = f"field at image height (x, y) = ({target[0]:.9g}, {target[1]:.9g}) mm"
-    if problem.field_scale > 0:
-        where += f" (normalized ({target[0] / problem.field_scale:.6g}, "
-        where += f"{target[1] / problem.field_scale:.6g}))"
+    top = problem.field_scale
+    if top > 0:
+        where += f" (normalized ({target[0] / top:.6g}, {target[1] / top:.6g}))"
     if not math.isfinite(norm):
         reason = "the chief ray misses a surface or is totally internally reflected"
     elif bool(be.to_numpy(result.singular)[k]):
@@ -242,17 +232,15 @@ class _FieldProblem(DifferenceProblem):
         self.static = be.is_compiling(unit, target) or (
             be.is_compiling() and be.is_compiling(self._axial_image())
         )
-        if self.static:
-            self.per_unit = 1.0 / unit  # no seed where it is 0 or NaN: those fields fail
-            self.q_scale = be.abs(self.per_unit) * (self.field_scale or 1.0)
-            return
-        unit = float(be.item(unit))
-        if not math.isfinite(unit) or unit == 0.0:
-            raise SolveError(
-                "real-image-height field solve: the paraxial image height per unit object-space "
-                f"field is {unit!r} mm, so no paraxial seed exists (afocal system, image at the "
-                "pupil, or a field-independent image); use angle or object-height fields"
-            )
+        if not self.static:  # static: no seed where unit is 0 or NaN, and those fields fail
+            unit = float(be.item(unit))
+            if not math.isfinite(unit) or unit == 0.0:
+                raise SolveError(
+                    "real-image-height field solve: the paraxial image height per unit "
+                    f"object-space field is {unit!r} mm, so no paraxial seed exists (afocal "
+                    "system, image at the pupil, or a field-independent image); use angle or "
+                    "object-height fields"
+                )
         self.per_unit = 1.0 / unit  # q per mm of image height
         # Typical |q| of the system's fields: sizes the difference step.
         self.q_scale = abs(self.per_unit) * (self.field_scale if self.field_scale > 0 else 1.0)
@@ -271,10 +259,8 @@ class _FieldProblem(DifferenceProblem):
             lengths = [be.max(be.abs(be.detach(self.target)))] + [be.abs(v) for v in lengths]
             largest = be.maximum(be.max(be.stack([be.asarray(v) for v in lengths])), 1.0)
         else:
-            lengths = [float(np.max(np.abs(be.to_numpy(self.target)), initial=0.0))] + [
-                abs(float(be.item(v))) for v in lengths
-            ]
-            largest = max([1.0, *lengths])
+            height = float(np.max(np.abs(be.to_numpy(self.target)), initial=0.0))
+            largest = max(1.0, height, *(abs(float(be.item(v))) for v in lengths))
         return ROUND_OFF_CONSTANT * be.machine_eps(self.target) * largest
 
     def detached(self):
@@ -302,20 +288,7 @@ class _FieldProblem(DifferenceProblem):
 
 
 def field_jacobian(system, q):
-    """∂I/∂q of the chief ray's image intercept, by the solve's central differences.
-
-    Parameters
-    ----------
-    system : Optic or PreparedSystem
-    q : array, shape (m, 2)
-        Object-space field parameters (slopes, or object heights in mm).
-
-    Returns
-    -------
-    array, shape (m, 2, 2)
-        J[k, i, j] = ∂I_i/∂q_j in mm per unit q (detached), I = (x, y) global on the
-        image surface: the matrix of the Newton steps and the implicit correction.
-    """
+    """∂I/∂q (m, 2, 2) in mm per unit q at q (m, 2), by the solve's central differences."""
     system = prepare(system)
     q = be.detach(be.asarray(q))
     with be.no_grad():
