@@ -51,7 +51,6 @@ LAYERS = (
     ("optics.trace._aim_solve", 8),
     ("optics.trace.aim", 8),
     ("optics.trace.object_field", 9),
-    ("optics.trace._field_failure", 10),
     ("optics.trace.real_image_height", 10),
     ("optics.trace.methods", 11),
     ("optics.trace.bundle", 12),

@@ -1,15 +1,14 @@
-"""The batched stop-point problem of real aiming and its solve (helpers of :mod:`.aim`).
+"""Batched 2×2 problems with central-difference Jacobians, and the aim's continuation solve.
 
-One 2×2 system per ray: the residual R(p) = S(p) − target (S the local stop
-point in mm of the ray launched with effective pupil coordinates p), its
-central-difference Jacobian in the same batched trace, Newton through
-:func:`optics.solvers.newton_2x2`, and the adaptive continuation that rescues
-fields and rays the direct solve misses.  See :mod:`optics.trace.aim`.
+:class:`DifferenceProblem` is shared by real aiming (:class:`AimProblem`, here) and the
+field solve (:mod:`.real_image_height`); the solve and continuation are in docs/aiming.md.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -31,13 +30,12 @@ SMALLEST_STEP = 2.0**-10
 MAX_STAGES = 64
 #: Newton steps per continuation stage (a good prediction converges in 2-4).
 STAGE_ITERATIONS = 8
+#: The Newton constants every 2×2 solve of the trace uses.
+CONSTANTS = {"round_off_constant": ROUND_OFF_CONSTANT, "singular_constant": SINGULAR_CONSTANT}
 
 
 def solve(problem, start, tol, max_iter, kind, chief=None):
-    """Newton from ``start``; rays that fail go again by continuation (see module notes).
-
-    Returns the solution, the converged mask and |R| at the solution.
-    """
+    """Newton from ``start``, then continuation for the rays that fail: (p, converged, |R|)."""
     result = problem.newton(start, tol, max_iter)
     p, converged, norm = result.q, result.converged, result.residual_norm
     failed = be.logical_not(converged)
@@ -62,12 +60,10 @@ def solve(problem, start, tol, max_iter, kind, chief=None):
 
 
 def _continue(problem, p, velocity, tol, max_iter, kind):
-    """Adaptive continuation in s from 0 (solved: ``p``) to 1, one s and step per ray.
+    """Continuation in s from 0 (solved: ``p``) to 1 with one s and one step per ray.
 
-    Each stage predicts p(s + ds) ≈ p(s) + ds · dp/ds (the secant of the last
-    accepted stage) and corrects by Newton; a stage that fails halves the ray's
-    step, one that succeeds doubles it.  A ray whose step falls below
-    :data:`SMALLEST_STEP` has failed.
+    A stage predicts along the secant of the last accepted one and corrects by Newton;
+    success doubles the ray's step, failure halves it, below SMALLEST_STEP the ray fails.
     """
     s = be.zeros_like(p[:, 0])
     step = s + FIRST_STEP
@@ -92,129 +88,102 @@ def _continue(problem, p, velocity, tol, max_iter, kind):
     return p, done
 
 
-class AimProblem:
-    """The stop residual and its Jacobian for a flat batch of rays (qx, qy, λ, target)."""
+class DifferenceProblem:
+    """R(q) = F(q) − target for q of shape (n, 2), with the central-difference ∂F/∂q.
 
-    def __init__(self, optic, qx, qy, wavelength, target, first_order):
-        self.optic, self.first_order = optic, first_order
-        self.qx, self.qy, self.wavelength, self.target = qx, qy, wavelength, target
-        self._evaluated = []
+    A subclass holds ``target`` and an ``_evaluated`` list and defines ``points(q)``: F for q
+    of shape (k, n, 2), NaN where a ray fails.
+    """
+
+    #: The |q| below which the difference step stops shrinking.
+    q_scale = 1.0
+
+    def residual_and_jacobian(self, q):
+        """R(q) and J(q) from one batched trace (nothing kept)."""
+        plus, minus = self._difference_points(q)
+        xy = self.points(be.concatenate([q[None], plus, minus]))
+        return xy[0] - self.target, _difference_jacobian(xy[1:], plus, minus)
+
+    def residual_keeping_jacobian(self, q):
+        """R(q), keeping J(q) for :meth:`jacobian`."""
+        # Newton asks for J where it has R: one trace per iterate instead of two (small
+        # batches are dominated by per-trace overhead).
+        R, J = self.residual_and_jacobian(q)
+        self._evaluated.append((q, J))
+        return R
+
+    def jacobian(self, q):
+        """∂F/∂q, shape (n, 2, 2), J[k, i, j] = ∂F_i/∂q_j; kept rows at the same q reused."""
+        J, found = None, None
+        for q_k, J_k in reversed(self._evaluated):
+            same = be.all(q_k == q, axis=-1)
+            J = J_k if J is None else be.where((same & ~found)[:, None, None], J_k, J)
+            found = same if found is None else found | same
+        if J is None or be.is_abstract(found) or not be.item(be.all(found)):
+            plus, minus = self._difference_points(q)
+            J = _difference_jacobian(self.points(be.concatenate([plus, minus])), plus, minus)
+        self._evaluated = [(q, J)]
+        return J
+
+    def _difference_points(self, q):
+        """q ± δ e_j, each shape (2, n, 2) with axis 0 the perturbed coordinate j."""
+        # δ = eps^(1/3) · max(|q|, q_scale) balances truncation (∝ δ²) and round-off (∝ eps/δ).
+        step = (be.machine_eps(q) ** (1.0 / 3.0)) * be.maximum(
+            be.max(be.abs(q), axis=-1), self.q_scale
+        )
+        zero = be.zeros_like(step)
+        offsets = be.stack([be.stack([step, zero], axis=-1), be.stack([zero, step], axis=-1)])
+        return q + offsets, q - offsets
+
+
+def _difference_jacobian(xy, plus, minus):
+    """J from F at [plus, minus] (shape (4, n, 2)), divided by the steps as stored."""
+    difference = xy[:2] - xy[2:]
+    columns = [difference[j] / (plus[j, :, j] - minus[j, :, j])[:, None] for j in (0, 1)]
+    return be.stack(columns, axis=-1)
+
+
+@dataclass(eq=False)
+class AimProblem(DifferenceProblem):
+    """The local stop point S(p) − target of a flat batch of rays (qx, qy, λ, target)."""
+
+    optic: Any
+    qx: Any
+    qy: Any
+    wavelength: Any
+    target: Any
+    first_order: Any
+    _evaluated: list = field(default_factory=list, init=False)
 
     def subset(self, rows):
         """The problem of some rays only."""
-        return AimProblem(
-            self.optic,
-            self.qx[rows],
-            self.qy[rows],
-            self.wavelength[rows],
-            self.target[rows],
-            self.first_order,
-        )
+        names = ("qx", "qy", "wavelength", "target")
+        return replace(self, **{name: getattr(self, name)[rows] for name in names})
 
     def scaled(self, s, kind):
         """The problem with the field (``kind = "field"``) or the target scaled by s (n,)."""
         if kind == "field":
-            return AimProblem(
-                self.optic, self.qx * s, self.qy * s, self.wavelength, self.target, self.first_order
-            )
-        return AimProblem(
-            self.optic,
-            self.qx,
-            self.qy,
-            self.wavelength,
-            self.target * s[:, None],
-            self.first_order,
-        )
+            return replace(self, qx=self.qx * s, qy=self.qy * s)
+        return replace(self, target=self.target * s[:, None])
 
     def newton(self, start, tol, max_iter):
-        """:func:`optics.solvers.newton_2x2` on this problem (R and J in one batched trace).
-
-        Under ``jax.jit`` or ``jax.vmap`` (abstract values) the fixed-shape
-        :func:`optics.solvers.newton_2x2_static` runs instead.
-        """
+        """:func:`optics.solvers.newton_2x2`; its fixed-shape variant for abstract values."""
+        options = dict(tol=tol, max_iter=max_iter, **CONSTANTS)
         if be.is_abstract(start) or be.is_abstract(self.target):
-            result, _ = newton_2x2_static(
-                self._residual_with_jacobian,
-                start,
-                tol=tol,
-                max_iter=max_iter,
-                round_off_constant=ROUND_OFF_CONSTANT,
-                singular_constant=SINGULAR_CONSTANT,
-            )
-            return result
-        return newton_2x2(
-            self.residual_and_jacobian,
-            self.jacobian,
-            start,
-            tol=tol,
-            max_iter=max_iter,
-            round_off_constant=ROUND_OFF_CONSTANT,
-            singular_constant=SINGULAR_CONSTANT,
-        )
+            return newton_2x2_static(self.residual_and_jacobian, start, **options)[0]
+        return newton_2x2(self.residual_keeping_jacobian, self.jacobian, start, **options)
 
-    def stop_xy(self, p):
+    def points(self, p):
         """Local stop (x, y) in mm for p of shape (k, n, 2); NaN where a ray fails."""
         k, n = int(p.shape[0]), int(p.shape[1])
-        rays = launch_rays(
-            self.optic,
-            self.qx,
-            self.qy,
-            p[..., 0],
-            p[..., 1],
-            self.wavelength,
-            self.first_order,
-        )
-        rays = rays.replace(
-            **{
-                name: be.reshape(be.broadcast_to(getattr(rays, name), (k, n)), (-1,))
-                for name in ("x", "y", "z", "L", "M", "N", "wavelength", "opd", "valid")
-            }
-        )
-        x, y, valid = trace_to_surface(self.optic, rays, self.optic.stop_index)
+        px, py = p[..., 0], p[..., 1]
+        rays = launch_rays(self.optic, self.qx, self.qy, px, py, self.wavelength, self.first_order)
+        names = ("x", "y", "z", "L", "M", "N", "wavelength", "opd", "valid")
+        flat = {a: be.reshape(be.broadcast_to(getattr(rays, a), (k, n)), (-1,)) for a in names}
+        x, y, valid = trace_to_surface(self.optic, rays.replace(**flat), self.optic.stop_index)
         xy = be.reshape(be.stack([x, y], axis=-1), (k, n, 2))
         return be.where(be.reshape(valid, (k, n))[..., None], xy, math.nan)
 
     def residual(self, p):
         """R(p) = S(p) − target, shape (n, 2)."""
-        return self.stop_xy(p[None])[0] - self.target
-
-    def _residual_with_jacobian(self, p):
-        """(R(p), J(p)) from one batched trace, nothing kept (for the fixed-shape solve)."""
-        plus, minus = _difference_points(p)
-        xy = self.stop_xy(be.concatenate([p[None], plus, minus]))
-        return xy[0] - self.target, _difference_jacobian(xy[1:], plus, minus)
-
-    def residual_and_jacobian(self, p):
-        """R(p), tracing the four difference rays of J(p) in the same batch (J kept)."""
-        plus, minus = _difference_points(p)
-        xy = self.stop_xy(be.concatenate([p[None], plus, minus]))
-        self._evaluated.append((p, _difference_jacobian(xy[1:], plus, minus)))
-        return xy[0] - self.target
-
-    def jacobian(self, p):
-        """Central-difference ∂S/∂p, shape (n, 2, 2); from a kept evaluation at p if any."""
-        J, found = None, None
-        for p_k, J_k in reversed(self._evaluated):
-            same = be.all(p_k == p, axis=-1)
-            J = J_k if J is None else be.where((same & ~found)[:, None, None], J_k, J)
-            found = same if found is None else found | same
-        if J is None or be.is_abstract(found) or not be.item(be.all(found)):
-            plus, minus = _difference_points(p)
-            J = _difference_jacobian(self.stop_xy(be.concatenate([plus, minus])), plus, minus)
-        self._evaluated = [(p, J)]
-        return J
-
-
-def _difference_points(p):
-    """p ± δ e_j, each shape (2, n, 2), axis 0 the perturbed coordinate j."""
-    step = (be.machine_eps(p) ** (1.0 / 3.0)) * be.maximum(be.max(be.abs(p), axis=-1), 1.0)
-    zero = be.zeros_like(step)
-    offsets = be.stack([be.stack([step, zero], axis=-1), be.stack([zero, step], axis=-1)])
-    return p + offsets, p - offsets
-
-
-def _difference_jacobian(xy, plus, minus):
-    """J from the stop (x, y) of [plus, minus] (shape (4, n, 2))."""
-    difference = xy[:2] - xy[2:]
-    columns = [difference[j] / (plus[j, :, j] - minus[j, :, j])[:, None] for j in (0, 1)]
-    return be.stack(columns, axis=-1)
+        return self.points(p[None])[0] - self.target

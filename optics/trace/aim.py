@@ -1,39 +1,7 @@
 """Real-ray aiming: rays launched so that they cross the stop where the pupil says.
 
-Under ``[aiming] mode = "real"`` the normalized pupil point (px, py) is the
-point (px, py) · r_stop on the stop surface, in the stop's local frame; the
-chief ray (0, 0) goes through the stop centre.  r_stop is the stop's radius
-for a ``stop_diameter`` aperture, otherwise the height at which the real
-on-axis ray through the paraxial entrance-pupil edge (EPD/2) crosses the stop.
-
-The unknowns of each ray are its *effective* paraxial pupil coordinates
-p = (px', py'): the point (px', py') · EPD/2 on the paraxial entrance-pupil
-plane that :func:`optics.trace.launch.launch_rays` aims at.  For an object at
-infinity they move the launch point across the field's fixed direction; for a
-finite object they turn the direction from the fixed object point.  So the
-aimed rays launch exactly as paraxial ones do (the compiled path needs no
-change), and p = (px, py) is the paraxial seed.
-
-The solve, batched over every ray (one 2×2 system per ray):
-
-1. the chief rays (one per field and wavelength) by
-   :func:`optics.solvers.newton_2x2` from p = 0; fields that fail go again by
-   continuation from the axis outward (the field scaled by s = 1/k, 2/k, ...,
-   1, each stage seeded by the previous one), for wide-angle lenses whose
-   real pupil moves far from the paraxial one;
-2. every ray from the linear prediction p_c + J_c⁻¹ (px, py) · r_stop of its
-   chief ray's solution p_c and Jacobian J_c (Newton, the residual and the
-   four difference rays of J in one batched trace per step); rays that fail go
-   again by continuation in the pupil radius from the chief ray;
-3. only while ``be.grad_active()``: one grad-attached trace to the stop and
-   :func:`optics.solvers.implicit_correction_2x2` (p = p̄ − J̄⁻¹ R(p̄, θ)), so
-   dp/dθ is exact to first order and the graph does not depend on the
-   iteration count.
-
-The residual is R(p) = S(p) − (px, py) · r_stop, S the local (x, y) on the
-stop in mm; its Jacobian is a central difference in the same batched trace
-(step eps^(1/3) · max(1, |p|)).  Clear apertures are ignored while aiming.
-A ray that does not converge (it cannot reach that stop point) is invalid.
+Each ray solves for the effective paraxial pupil coordinates it launches with; the batched
+problem and its continuation are in :mod:`._aim_solve`, the method in docs/aiming.md.
 """
 
 from __future__ import annotations
@@ -66,11 +34,7 @@ MAX_ITERATIONS = 30
 
 
 def launch(optic, qx, qy, px, py, wavelength, first_order):
-    """Rays leaving the object, aimed as the optic's aiming mode says.
-
-    Parameters as :func:`optics.trace.launch.launch_rays`.  Real-aimed rays
-    whose aim does not converge are invalid.
-    """
+    """:func:`optics.trace.launch.launch_rays` in the optic's aiming mode; unaimed rays invalid."""
     if aiming_mode(optic) != "real":
         return launch_rays(optic, qx, qy, px, py, wavelength, first_order)
     result = aim(optic, qx, qy, px, py, wavelength, first_order)
@@ -85,16 +49,14 @@ class AimResult:
     Attributes
     ----------
     px, py : array
-        Effective paraxial pupil coordinates to launch with (grad-attached
-        when gradients are recording).
+        Effective paraxial pupil coordinates to launch with (attached when gradients record).
     converged : bool array
         False where the ray could not be aimed (it is invalid).
     residual_norm : array
-        |S − (px, py) · r_stop| in mm at the solution (detached).
+        |S − (px, py) · r_stop| in mm at the solution (detached); ``tolerance`` bounds it.
     r_stop : array
         The stop radius in mm that (px, py) = 1 means.
     tolerance : float
-        Convergence tolerance in mm.
     """
 
     px: Any
@@ -108,10 +70,8 @@ class AimResult:
 def stop_radius(optic, first_order):
     """r_stop in mm: D/2 of a ``stop_diameter`` aperture, else the real EPD-edge ray's height.
 
-    The real ray is the on-axis one through the paraxial entrance-pupil edge
-    (px, py) = (1, 0) at the primary wavelength; its distance from the stop
-    centre in the stop's local frame is returned (grad-attached), NaN when that
-    ray misses a surface or is totally reflected before the stop.
+    That is the on-axis ray through the paraxial pupil's (1, 0) at the primary wavelength, in
+    the stop's local frame (attached; NaN when it fails before the stop).
     """
     if optic.aperture.type == "stop_diameter":
         return be.asarray(optic.aperture.value) / 2.0
@@ -125,28 +85,10 @@ def stop_radius(optic, first_order):
 def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=None):
     """Effective pupil coordinates that put each ray on (px, py) · r_stop at the stop.
 
-    Parameters
-    ----------
-    optic : Optic
-    qx, qy : array
-        Object-space field parameters (slopes, or object heights in mm).
-    px, py : array
-        Normalized stop coordinates.
-    wavelength : array
-        Micrometres.  All inputs broadcast together.
-    first_order : ParaxialData
-        The paraxial entrance pupil (launch geometry).
-    tol : float, optional
-        Tolerance on the stop miss in mm; by default
-        ``ROUND_OFF_CONSTANT · eps · max(1, r_stop, track to the stop)`` (about
-        1e-12 mm in float64), or the enclosing :func:`optics.solvers.solver_settings`.
-    max_iter : int, optional
-        Newton steps per stage.
-
-    Returns
-    -------
-    AimResult
-        Arrays in the broadcast shape of the inputs.
+    q (slopes, or object heights in mm), (px, py) and the wavelength (µm) broadcast together;
+    ``tol`` (mm) defaults to ROUND_OFF_CONSTANT · eps · max(1, r_stop, track to the stop) and
+    ``max_iter`` (per stage) to MAX_ITERATIONS, unless :func:`optics.solvers.solver_settings`
+    says otherwise.
     """
     inputs = [be.asarray(v) for v in (qx, qy, px, py, wavelength)]
     shape = tuple(np.broadcast_shapes(*(tuple(v.shape) for v in inputs)))
@@ -199,14 +141,8 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
             J_bar,
             name="real ray aiming (implicit correction)",
         )
-    return AimResult(
-        px=be.reshape(p[:, 0], shape),
-        py=be.reshape(p[:, 1], shape),
-        converged=be.reshape(converged, shape),
-        residual_norm=be.reshape(residual_norm, shape),
-        r_stop=r_stop,
-        tolerance=tol,
-    )
+    shaped = [be.reshape(v, shape) for v in (p[:, 0], p[:, 1], converged, residual_norm)]
+    return AimResult(*shaped, r_stop=r_stop, tolerance=tol)
 
 
 def _check_stop_radius(optic, r_stop):
@@ -220,12 +156,8 @@ def _check_stop_radius(optic, r_stop):
 
 
 def _default_tolerance(optic, r_stop, like):
-    """ROUND_OFF_CONSTANT · eps · (largest length an aimed ray sees up to the stop), mm.
-
-    Lengths that have no value to read (under ``jax.jit``) are left out.
-    """
-    stop = optic.stop_index
-    track = sum(s.thickness for s in optic.surfaces[1:stop])
+    """ROUND_OFF_CONSTANT · eps · (largest readable length a ray sees up to the stop), mm."""
+    track = sum(s.thickness for s in optic.surfaces[1 : optic.stop_index])
     candidates = [r_stop, track]
     if not optic.object_at_infinity:
         candidates.append(optic.surfaces[0].thickness)
@@ -261,22 +193,9 @@ OFF_CENTRE_FRACTION = 0.01
 def warn_if_off_centre(optic, fields, at_stop, first_order):
     """One grouped :class:`PupilAimWarning` for fields whose paraxially aimed chief misses.
 
-    Parameters
-    ----------
-    optic : Optic
-    fields : sequence of (hx, hy)
-        The normalized fields, length F.
-    at_stop : Rays, shape (W, F) or (C, W, F)
-        The chief rays just after the stop surface (global coordinates), as
-        the trace already has them (clear apertures open); C configurations
-        stacked along a leading axis (:func:`optics.configurations.stacked`)
-        get one warning each.
-    first_order : ParaxialData
-
-    Notes
-    -----
-    One host sync, after the trace.  A chief ray that fails before the stop
-    counts as missing it.
+    ``at_stop``: the chief rays of the F ``fields`` just after the stop (global, clear
+    apertures open), shape (W, F), or (C, W, F) for C stacked configurations (one warning
+    each); a chief ray that fails before the stop misses it.
     """
     frame = surface_frames(optic.surfaces[: optic.stop_index + 1])[-1]
     x, y, *_ = frame.to_local(at_stop.x, at_stop.y, at_stop.z, at_stop.L, at_stop.M, at_stop.N)
@@ -300,16 +219,7 @@ def _report_off_centre(fields, read):
         return  # no stop radius to measure by (real aiming says why)
     count = len(fields)
     flagged, misses = read[1 : 1 + count], read[1 + count :]
-    _warn_off_centre(fields, [i for i in range(count) if flagged[i]], misses)
-
-
-def _warn_off_centre(fields, indices, misses):
-    """Warn for the fields ``indices``; the text holds no number that varies between calls.
-
-    The misses (in stop radii, inf for a chief ray that misses the stop) are on the
-    warning's ``misses`` attribute, {(hx, hy): fraction}: a text that changed with the
-    wavelength would defeat Python's once-per-location de-duplication.
-    """
+    indices = [i for i in range(count) if flagged[i]]
     if not indices:
         return
     named = [
@@ -317,6 +227,8 @@ def _warn_off_centre(fields, indices, misses):
         + ("" if math.isfinite(misses[i]) else " (misses the stop)")
         for i in indices
     ]
+    # The misses go on an attribute, not in the text: a text that changed with the
+    # wavelength would defeat Python's once-per-location de-duplication.
     warning = PupilAimWarning(
         f"paraxial aiming: the chief ray crosses the stop more than "
         f"{100 * OFF_CENTRE_FRACTION:g} % of the stop radius from its centre for normalized "
@@ -324,4 +236,4 @@ def _warn_off_centre(fields, indices, misses):
         "(or --aiming real)"
     )
     warning.misses = {tuple(fields[i]): float(misses[i]) for i in indices}
-    warnings.warn(warning, stacklevel=4)
+    warnings.warn(warning, stacklevel=3)

@@ -1,10 +1,6 @@
-"""Object-space field parameters for the field types that need no solve.
+"""Object-space field parameters for the field types that need no solve (docs/fields.md).
 
-A normalized field (hx, hy) is a field divided by the largest field
-magnitude.  Each field type maps it to object-space field parameters
-q = (qx, qy): ray slopes (tan of the angles) for an object at infinity, object
-heights in mm for an object at a finite distance.  ``real_image_height``
-fields are solved one layer up, in :mod:`optics.trace.real_image_height`.
+``real_image_height`` fields are solved one layer up, in :mod:`.real_image_height`.
 """
 
 from __future__ import annotations
@@ -17,10 +13,7 @@ from ..errors import ConfigurationError
 
 
 def object_space_field(optic, hx, hy, first_order=None):
-    """Object-space field parameters (qx, qy) for normalized fields (hx, hy).
-
-    Returns slopes for an object at infinity and heights (mm) otherwise.
-    """
+    """(qx, qy) for normalized fields: slopes for an object at infinity, else heights in mm."""
     kind = optic.fields.type
     top = optic.fields.max_magnitude
     infinite = optic.object_at_infinity
@@ -48,10 +41,9 @@ def object_space_field(optic, hx, hy, first_order=None):
 
 
 def unit_field_image_height(optic, first_order):
-    """Paraxial image height (mm) for q = 1 (unit slope, or 1 mm of object height).
+    """Paraxial image height (mm) of the chief ray for q = 1 (unit slope, or 1 mm of height).
 
-    The paraxial chief ray through the entrance-pupil centre, or, in telecentric object
-    space, parallel to the axis (the paraxial magnification).
+    In telecentric object space the chief ray leaves parallel to the axis (the magnification).
     """
     rays = basis_rays(optic)
     ep = first_order.ep_position
