@@ -28,7 +28,6 @@ PRIVATE_BACKEND_MODULES = {
     "_dispatch",
     "_registry",
     "_torch_compile",
-    "_torch_autodiff",
     "_jax_compile",
 }
 

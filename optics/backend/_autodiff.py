@@ -1,18 +1,8 @@
 """Gradient switches: the one place optics asks whether derivatives are being taken.
 
-Two models of differentiation meet here (see docs/backend.md):
-
-- a *tape* (torch): a process-wide recording mode, trainable leaves, and
-  ``no_grad()`` / ``enable_grad()`` to switch recording off and on;
-- *transformations* (jax): no mode and no leaves; a function is
-  differentiated by ``jax.grad``, which calls it with tracers.  Code cannot
-  know whether a traced value will be differentiated later (``jax.grad`` of a
-  ``jax.jit`` function traces the jit first), so on JAX "gradients are being
-  recorded" means "a JAX transformation is tracing this code".  Work that
-  must not be differentiated runs on ``be.detach``-ed (``stop_gradient``)
-  inputs; ``no_grad()`` only turns :func:`grad_active` off inside the block.
-
-NumPy has neither: :func:`grad_active` is False and the switches are no-ops.
+torch records on a tape (a mode, trainable leaves); jax transforms functions, so there
+"recording" means "a JAX transformation is tracing" (docs/backend.md, "Derivatives on
+JAX"); NumPy has neither, and the switches are no-ops.
 """
 
 from __future__ import annotations
@@ -26,19 +16,9 @@ from ._dispatch import configured, impl_of, impls_of
 def grad_active(*arrays) -> bool:
     """True when derivatives of the current computation may be taken.
 
-    Parameters
-    ----------
-    *arrays : array, optional
-        The arrays the computation works on.  Given, the answer follows their
-        backends (any one recording is enough); without them it is the
-        configured backend's, or True while a JAX transformation traces.
-
-    Returns
-    -------
-    bool
-        torch: gradient recording is enabled (``torch.is_grad_enabled()``);
-        jax: a JAX transformation (``grad``, ``jit``, ``vmap`` ...) is tracing
-        and no :func:`no_grad` block is active; NumPy: False.
+    torch: ``torch.is_grad_enabled()``; jax: a transformation (``grad``, ``jit``, ``vmap``
+    ...) traces outside a :func:`no_grad` block; NumPy: False.  Given ``arrays``, their
+    backends answer (any one is enough); without, the configured one or any JAX trace.
     """
     impls = impls_of(arrays) if arrays else [configured()]
     if any(impl.grad_enabled() for impl in impls):
@@ -54,11 +34,9 @@ def grad_active(*arrays) -> bool:
 
 
 def _all(method):
-    """``method()`` of every loaded backend with derivatives, as one context manager.
-
-    Inside a torch.compile graph only the configured backend's (TorchDynamo
-    traces torch's own context managers, not a ContextVar of another library).
-    """
+    """``method()`` of every loaded backend with derivatives, as one context manager."""
+    # Inside a torch.compile graph only the configured backend's: TorchDynamo traces torch's
+    # own context managers, not another library's ContextVar.
     impl = configured()
     if impl.compiling():
         return getattr(impl, method)()
@@ -77,10 +55,9 @@ def _stacked(contexts):
 
 
 def no_grad():
-    """Context manager: no derivatives are recorded inside, on every loaded backend.
+    """Context manager: nothing is recorded inside, on every loaded backend.
 
-    torch stops recording; on JAX :func:`grad_active` is False inside (the
-    caller detaches its inputs, see the module docstring); a no-op on NumPy.
+    On JAX only :func:`grad_active` turns False (the caller detaches its inputs).
     """
     return _all("no_grad")
 
@@ -88,18 +65,13 @@ def no_grad():
 def enable_grad():
     """Context manager turning derivatives back on inside a :func:`no_grad` block.
 
-    Build caches of parameter-derived values inside it, so they never end up
-    detached because they were first filled during a no-grad solve.
+    For caches of parameter-derived values, so a no-grad solve never fills them detached.
     """
     return _all("enable_grad")
 
 
 def quiet_float_errors():
-    """Context manager silencing division-by-zero/invalid warnings (NumPy only).
-
-    For formulas whose infinite results are meaningful (an afocal system's
-    focal length, a telecentric pupil at infinity).
-    """
+    """Context manager silencing NumPy's divide/invalid warnings where inf is the answer."""
     return configured().quiet_float_errors()
 
 
@@ -113,11 +85,8 @@ def detach(x):
 def detach_all(obj):
     """``obj`` (an optic, a surface, a dataclass ...) with every array in it detached.
 
-    For graph-free work on an object whose parameters may carry derivatives:
-    on torch and NumPy ``no_grad()`` already suffices and ``obj`` itself is
-    returned; while a JAX transformation traces, a shallow copy whose arrays
-    went through ``stop_gradient`` (under an eager ``jax.grad`` they are then
-    concrete again, so the work records nothing).
+    ``obj`` itself on torch and NumPy (``no_grad()`` suffices); while a JAX
+    transformation traces, a shallow copy whose arrays went through ``stop_gradient``.
     """
     if configured().compiling():
         return obj
@@ -137,10 +106,8 @@ def requires_grad(x) -> bool:
 def parameter(value, dtype=None):
     """A trainable value: a leaf requiring grad on torch, a plain array elsewhere.
 
-    Arrays never become gradient leaves by themselves; this is the explicit
-    way to mark one (see the design rule "parameters are explicit").  On JAX
-    there are no leaves: differentiate a function of the value with
-    ``jax.grad`` (or :mod:`optics.backend.optim`).
+    The one way an array becomes a leaf.  JAX has none: differentiate a function of
+    the value with ``jax.grad`` or :func:`value_and_gradient`.
     """
     from ._creation import array
 
@@ -155,19 +122,10 @@ def autodiff_kind(name=None):
 def recompute(fn, *arrays):
     """``fn(*arrays)`` whose intermediates are not kept for the backward pass.
 
-    On torch, while gradients are recorded (eagerly), autograd keeps only
-    ``arrays`` and runs ``fn`` again in the backward pass (a checkpoint):
-    the saved memory of an expensive pointwise evaluation (a Newton
-    surface's slopes) drops to its inputs, for one more evaluation's time.
-    Elsewhere a plain call.  ``fn`` must be a pure function of ``arrays``
-    and of the parameters it closes over (it runs twice).
-
-    Parameters
-    ----------
-    fn : callable
-        ``fn(*arrays) -> array or tuple of arrays``.
-    *arrays : array
-        Its array arguments (all of one backend).
+    On eager torch while recording, a checkpoint: only ``arrays`` (of one backend) are
+    saved and ``fn`` (pure in them and the parameters it closes over) runs again in the
+    backward pass, so a Newton surface's slopes cost their inputs' memory and one more
+    evaluation.  Elsewhere a plain call; ``fn`` returns an array or a tuple of them.
     """
     impl = impls_of(arrays)[0]
     own = getattr(impl, "recompute", None)
@@ -177,11 +135,8 @@ def recompute(fn, *arrays):
 def graph_free_loop(body, state, steps, active=None):
     """``state`` after ``steps`` applications of ``body``, never differentiated.
 
-    The fixed-shape, host-sync-free loop of the compiled and traced solver
-    paths.  NumPy and torch run a Python loop (the caller is inside
-    :func:`no_grad`; torch.compile unrolls it); JAX runs one
-    ``lax.while_loop`` on stop-gradient inputs, so its jaxpr holds one body
-    whatever ``steps`` is.
+    A Python loop on NumPy and torch (inside :func:`no_grad`), one ``lax.while_loop`` on
+    stop-gradient inputs on JAX: the host-sync-free loop of the compiled solver paths.
 
     Parameters
     ----------
@@ -192,9 +147,8 @@ def graph_free_loop(body, state, steps, active=None):
     steps : int
         Most applications of ``body``.
     active : callable, optional
-        ``state -> bool array``; a backend with device-side control flow
-        (JAX) stops once it is false everywhere.  ``body`` must leave such a
-        state unchanged, so stopping early never changes the result.
+        ``state -> bool array``; JAX stops once it is false everywhere (``body`` must
+        leave such a state unchanged).
 
     Returns
     -------

@@ -1,15 +1,7 @@
 """Exact derivatives at a point, on any backend that differentiates.
 
-The callers (``optics.optimize``, ``optics.gradcheck``, the tolerancing
-sensitivities, the tests) are written against these backend-neutral
-functions and never see torch or jax: they ask whether the configured
-backend differentiates (:func:`has_autograd`), then ask for a gradient or a
-Jacobian at a point.  Each backend with derivatives supplies
-``value_and_grad`` and ``jacobian`` in its implementation module (torch:
-autograd on fresh leaves; jax: ``jax.value_and_grad`` / ``jax.jacrev``).  On
-NumPy everything raises :class:`~optics.errors.ConfigurationError` with the
-fix in the message.  The optimizer steps built on them (Adam, L-BFGS) live
-in :mod:`optics.optimize.gradient_steps`.
+Callers (optimize, gradcheck, tolerancing, tests) never see torch or jax: each such backend
+supplies ``value_and_grad`` and ``jacobian``; on NumPy these raise ConfigurationError.
 """
 
 from __future__ import annotations
@@ -38,7 +30,7 @@ def require_autograd(what: str) -> None:
 
 
 def _points(values):
-    """One 0-d array of the configured backend and precision per entry of ``values``."""
+    """One 0-d array of the configured backend and precision per value."""
     return [array(float(v)) for v in np.asarray(values, dtype=float).ravel()]
 
 
@@ -89,10 +81,7 @@ def residuals_and_jacobian(residual_fn, values):
 
 
 def gradients(fn, arrays):
-    """fn(*arrays) (0-d) and its gradient with respect to each array, as NumPy arrays.
-
-    For checks of derivatives with respect to whole arrays (ray coordinates).
-    """
+    """``fn(*arrays)`` (0-d) as a float, and its gradient per array (ndarrays of their shapes)."""
     require_autograd("an autograd gradient")
     value, grads = configured().value_and_grad(fn, list(arrays))
     return float(to_numpy(value)), [np.asarray(to_numpy(g), dtype=float) for g in grads]

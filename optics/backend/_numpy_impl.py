@@ -37,18 +37,7 @@ def _reduce(fn):
 
 sum, mean, max, min = _reduce(np.sum), _reduce(np.mean), _reduce(np.max), _reduce(np.min)
 all, any = _reduce(np.all), _reduce(np.any)
-
-
-def stack(arrays, axis=0):
-    return np.stack(arrays, axis=axis)
-
-
-def concatenate(arrays, axis=0):
-    return np.concatenate(arrays, axis=axis)
-
-
-def solve(a, b):
-    return np.linalg.solve(a, b)
+stack, concatenate, solve = np.stack, np.concatenate, np.linalg.solve
 
 
 def float_dtype(precision):
@@ -62,8 +51,7 @@ def _check_device(device):
 
 def asarray(obj, dtype=None, device=None, copy=False):
     _check_device(device)
-    out = np.array(obj, dtype=dtype, copy=True) if copy else np.asarray(obj, dtype=dtype)
-    return out
+    return np.array(obj, dtype=dtype, copy=True) if copy else np.asarray(obj, dtype=dtype)
 
 
 def creation(fn_name):
@@ -90,10 +78,7 @@ def like(fn_name):
 
 
 zeros_like, ones_like, empty_like = like("zeros_like"), like("ones_like"), like("empty_like")
-
-
-def full_like(x, value, dtype=None):
-    return np.full_like(x, value, dtype=dtype)
+full_like, finfo = np.full_like, np.finfo
 
 
 def astype(x, dtype):
@@ -104,39 +89,23 @@ def is_floating(x):
     return np.issubdtype(np.asarray(x).dtype, np.floating)
 
 
-def finfo(dtype):
-    return np.finfo(dtype)
-
-
-def detach(x):
+def _same(x):
     return x
 
 
-def requires_grad(x):
+def _false(*args):
     return False
 
 
-def grad_enabled():
-    return False
+def _nothing(*args):
+    """Nothing to set up or compile on NumPy."""
 
 
-def tracing():
-    return False
-
-
-compiling = tracing
-
-
-def abstract(x):
-    return False
-
-
-def as_parameter(x):
-    return x
-
-
-def select():
-    """Nothing to set up when NumPy is chosen."""
+detach = detach_all = as_parameter = _same
+requires_grad = grad_enabled = tracing = compiling = abstract = _false
+select = mark_trace_constant = reset_compiled = _nothing
+no_grad = enable_grad = contextlib.nullcontext
+to_numpy = np.asarray
 
 
 def devices():
@@ -147,15 +116,8 @@ def device_available(device):
     return device == "cpu"
 
 
-no_grad = enable_grad = contextlib.nullcontext
-
-
 def quiet_float_errors():
     return np.errstate(divide="ignore", invalid="ignore", over="ignore")
-
-
-def to_numpy(x):
-    return np.asarray(x)
 
 
 def scatter(base, mask, values):
@@ -173,7 +135,7 @@ def item(x):
 
 
 def graph_free_loop(body, state, steps, active=None):
-    """``steps`` applications of ``body`` (a Python loop; the caller is under no_grad)."""
+    """``steps`` applications of ``body``: a Python loop (torch's too; callers hold no_grad)."""
     for _ in range(steps):
         state = body(state)
     return state
@@ -181,18 +143,6 @@ def graph_free_loop(body, state, steps, active=None):
 
 def owns_dtype(dtype):
     return isinstance(dtype, np.dtype)
-
-
-def mark_trace_constant(fn):
-    """Nothing is compiled on NumPy."""
-
-
-def reset_compiled():
-    """Nothing is compiled on NumPy."""
-
-
-def detach_all(obj):
-    return obj
 
 
 def accumulate(total, term, weight):

@@ -1,16 +1,8 @@
 """One configuration per call: the backend, precision and device a public call started on.
 
-:func:`~optics.backend.set_backend` and its siblings change process-wide
-defaults, which every thread reads.  Without a pin, a trace running in one
-thread while another thread calls ``set_backend("torch")`` would create its
-first arrays with NumPy and its later ones with Torch, and fail (or mix
-precisions) half-way.  A pinned function reads the three settings once, when it
-is called, and holds them in this thread's ``contextvars`` until it returns:
-the other thread's change applies from the next call on.  Calls nested inside a
-pinned call run under the outer call's pin; a :func:`~optics.backend.using`
-block inside it still overrides it, as everywhere.
-
-The public functions of optics' packages are pinned with :func:`pin_public`.
+A pinned function holds the settings in force when it is called in this thread's
+contextvars until it returns, so another thread's ``set_backend`` applies from the next
+call on (docs/backend.md, "Threads and tasks").  Packages pin with :func:`pin_public`.
 """
 
 from __future__ import annotations
@@ -27,7 +19,7 @@ _PINNED = ContextVar("optics_pinned", default=False)
 
 @contextlib.contextmanager
 def _held(values):
-    """Hold ``values`` ({"backend": ..., ...}) as this context's overrides, and mark it pinned."""
+    """Hold ``values`` ({"backend": ...}) as this context's overrides, marked pinned."""
     if values is None:
         yield
         return
@@ -65,39 +57,27 @@ def _stepped(steps, values):
 
 
 def pinned(function):
-    """Decorate ``function`` so that one call runs under one backend, precision and device.
+    """Decorate ``function`` (or a generator function) so that a call runs under one configuration.
 
-    The settings in force when the call starts hold until it returns, whatever
-    other threads set meanwhile.  A generator function is pinned to the
-    settings in force when the generator is created, for every step.
-
-    Parameters
-    ----------
-    function : callable
-        A function or generator function.
-
-    Returns
-    -------
-    callable
-        The pinned function (``functools.wraps`` of ``function``; ``__wrapped__``
-        is the original).
+    The backend, precision and device in force when the call starts (a generator's: when
+    it is created) hold until it returns, whatever other threads set meanwhile.  The
+    result is a ``functools.wraps`` of ``function`` (``__wrapped__`` is the original).
     """
     if inspect.isgeneratorfunction(function):
 
         @functools.wraps(function)
-        def generator(*args, **kwargs):
+        def call(*args, **kwargs):
             values = _snapshot()  # now, at creation: the steps below run later
             with _held(values):
                 steps = function(*args, **kwargs)
             return _stepped(steps, values)
 
-        generator.__optics_pinned__ = True
-        return generator
+    else:
 
-    @functools.wraps(function)
-    def call(*args, **kwargs):
-        with _held(_snapshot()):
-            return function(*args, **kwargs)
+        @functools.wraps(function)
+        def call(*args, **kwargs):
+            with _held(_snapshot()):
+                return function(*args, **kwargs)
 
     call.__optics_pinned__ = True
     return call
@@ -109,14 +89,9 @@ def is_pinned(function) -> bool:
 
 
 def pin_public(namespace: dict, names) -> None:
-    """Pin every plain function among a package's public ``names``, in place.
+    """Pin, in place, every plain function among a package's public ``names`` (``__all__``).
 
-    Parameters
-    ----------
-    namespace : dict
-        The package's ``globals()``.
-    names : iterable of str
-        Its public names (``__all__``); classes, modules and other values are left alone.
+    ``namespace`` is the package's ``globals()``; classes, modules and other values stay.
     """
     for name in names:
         value = namespace.get(name)

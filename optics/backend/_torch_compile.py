@@ -1,16 +1,4 @@
-"""torch.compile behind the backend-neutral compile names (the torch backend's companion).
-
-Everything optics knows about ``torch.compile`` and TorchDynamo lives here;
-:mod:`optics.backend._compile` dispatches to it when the configured backend
-is torch.  Imported by the torch implementation only, so loading it loads torch.
-
-Why the configuration getters are marked constant: optics reads its backend,
-precision and device from ``contextvars`` (safe across threads), and Dynamo
-cannot trace ``ContextVar.get``; every call would be a graph break.  Inside a
-compiled trace the answers are fixed anyway (the backend is torch, and the
-precision and device are part of the compiled-trace cache key), so the getters
-are evaluated once at trace time and the result is baked into the graph.
-"""
+"""torch.compile and TorchDynamo behind the backend-neutral compile names (_compile)."""
 
 from __future__ import annotations
 
@@ -24,11 +12,9 @@ from ._compile_report import CompileReport
 
 def mark_trace_constant(fn):
     """Have Dynamo evaluate ``fn()`` once while tracing and bake its result in."""
+    # For the configuration getters: Dynamo cannot trace ContextVar.get (a graph break per
+    # call), and inside a graph the backend, precision and device are fixed (the cache key).
     torch.compiler.assume_constant_result(fn)
-
-
-def _torch():
-    return torch
 
 
 def compile_function(
@@ -49,38 +35,29 @@ def compile_function(
     fn : callable
         Takes and returns torch tensors (and plain Python structures of them).
     compiler : str
-        The TorchDynamo backend: ``"inductor"`` generates fused C++/Triton
-        kernels (tens of seconds to compile a whole trace on 2 CPU cores);
-        ``"aot_eager"`` runs the captured forward and backward graphs without
-        code generation (seconds; for tests); ``"eager"`` only captures.
+        The TorchDynamo backend: ``"inductor"`` (fused C++/Triton kernels; tens of
+        seconds for a whole trace on 2 CPU cores), ``"aot_eager"`` (the captured forward
+        and backward graphs without code generation; for tests) or ``"eager"``.
     dynamic : bool
-        Compile for symbolic shapes.  False specializes on the input shapes,
-        which is why callers bucket batch sizes.
+        Compile for symbolic shapes; False specializes on the input shapes (so callers
+        bucket batch sizes).
     fullgraph : bool
         Raise instead of silently splitting the graph at a break.
-    mode : str, optional
-        ``torch.compile`` mode, e.g. ``"max-autotune-no-cudagraphs"``.
-    options : dict, optional
-        Inductor options (``torch._inductor.config`` names), e.g.
-        ``{"max_fusion_size": 4096}``; only with ``compiler="inductor"``.
+    mode, options : optional
+        ``torch.compile``'s mode (``"max-autotune-no-cudagraphs"``) and Inductor options
+        (``torch._inductor.config`` names, ``{"max_fusion_size": 4096}``).
     memory_budget : float, optional
-        AOTAutograd's activation memory budget for the graphs compiled by
-        calls of the result (``torch._functorch.config.activation_memory_budget``):
-        1.0 (the default) saves what its heuristics choose for the backward
-        pass, 0.0 saves as little as possible and recomputes the rest in the
-        backward pass.
+        AOTAutograd's ``activation_memory_budget`` while the result's graphs compile: 1.0
+        saves what its heuristics choose for the backward pass, 0.0 as little as possible.
     private : bool
-        Compile a private copy of ``fn``'s code.  TorchDynamo keeps its graphs,
-        and its limit of 8 recompilations, per code object; with a copy each
-        result of this function has its own (callers that cache compiled
-        functions per key then get one budget per key).
+        Compile a private copy of ``fn``'s code: Dynamo keeps its graphs, and its limit of
+        8 recompilations, per code object, so each result gets its own budget.
 
     Returns
     -------
     callable
         Compiled on the first call; later calls with matching shapes reuse it.
     """
-    torch = _torch()
     if private:
         fn = types.FunctionType(
             fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
@@ -102,12 +79,7 @@ def compile_function(
 
 
 def explain_compile(fn, *args, **kwargs) -> CompileReport:
-    """Capture ``fn(*args, **kwargs)`` with TorchDynamo and report its graph breaks.
-
-    Nothing is compiled to code; ``graph_break_count == 0`` means the whole call
-    became one graph.
-    """
-    torch = _torch()
+    """Capture ``fn(*args, **kwargs)`` with TorchDynamo and report its graph breaks."""
     explanation = torch._dynamo.explain(fn)(*args, **kwargs)
     reasons = [
         f"{reason.reason} at {''.join(str(frame) for frame in reason.user_stack[-2:])}"
@@ -126,11 +98,7 @@ def reset_compiled() -> None:
     torch._dynamo.reset()
 
 
-def tracing():
-    return torch.compiler.is_compiling()
-
-
-compiling = tracing
+tracing = compiling = torch.compiler.is_compiling
 
 
 def abstract(x):

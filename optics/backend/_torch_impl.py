@@ -1,26 +1,21 @@
-"""PyTorch implementation of the backend operations.
+"""PyTorch implementation of the backend operations, its derivatives and fused forms.
 
-Each name has the meaning of its NumPy namesake in _numpy_impl; where torch
-differs (scalar operands, reductions, ``max`` returning tuples) it is adapted
-here and nowhere else.
+Each name means what its NumPy namesake in _numpy_impl does; where torch differs
+(scalar operands, reductions, ``max`` returning tuples) it is adapted here only.
 """
 
 from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 
 import numpy as np
 import torch
+from torch.utils.checkpoint import checkpoint
 
-from ._torch_autodiff import (  # noqa: F401  (the torch backend's derivative helpers)
-    as_parameter,
-    detach_all,
-    graph_free_loop,
-    jacobian,
-    recompute,
-    value_and_grad,
-)
+# Under no_grad (which the callers hold) NumPy's Python loop and identity serve torch too.
+from ._numpy_impl import detach_all, graph_free_loop  # noqa: F401
 from ._torch_compile import (  # noqa: F401  (the torch backend's compile names)
     abstract,
     compile_function,
@@ -30,7 +25,6 @@ from ._torch_compile import (  # noqa: F401  (the torch backend's compile names)
     reset_compiled,
     tracing,
 )
-from ._torch_fused import accumulate, add_product  # noqa: F401  (in-place fused forms)
 
 name = "torch"
 array_types = (torch.Tensor,)
@@ -39,22 +33,16 @@ FLOAT_DTYPES = {"float64": torch.float64, "float32": torch.float32}
 INT64 = torch.int64
 BOOL = torch.bool
 _NUMPY_TO_TORCH = {
-    np.dtype(np.float64): torch.float64,
-    np.dtype(np.float32): torch.float32,
-    np.dtype(np.int64): torch.int64,
-    np.dtype(np.int32): torch.int32,
-    np.dtype(np.bool_): torch.bool,
+    np.dtype(n): getattr(torch, n) for n in ("float64", "float32", "int64", "int32", "bool")
 }
 
 
 def _operand(value, like):
-    """A scalar operand as a tensor with the dtype and device of the tensor ``like``.
-
-    A Python float next to an integer or bool tensor becomes float64, as NumPy
-    promotes it (torch alone would give its default dtype, float32).
-    """
+    """A scalar as a tensor with ``like``'s dtype and device."""
     if isinstance(value, torch.Tensor):
         return value
+    # A float next to an integer or bool tensor is float64, as NumPy promotes it
+    # (torch alone would give its default dtype, float32).
     keep_dtype = like.is_floating_point() or not isinstance(value, float)
     dtype = like.dtype if keep_dtype else torch.float64
     return torch.as_tensor(value, dtype=dtype, device=like.device)
@@ -74,9 +62,8 @@ isnan, logical_not = torch.isnan, torch.logical_not
 
 
 def isfinite(x):
-    # |x| < inf is False exactly for ±inf and NaN.  torch.isfinite gives the same
-    # answer but is ~60x slower on CPU float64 (1.6 ms vs 0.03 ms at 1e5 elements,
-    # torch 2.13), and the solvers call it several times per Newton iteration.
+    # |x| < inf is False exactly for ±inf and NaN; torch.isfinite is ~60x slower on CPU
+    # float64 (torch 2.13), and the solvers call it several times per Newton iteration.
     if x.is_floating_point():
         return x.abs() < _INF
     return torch.isfinite(x)
@@ -99,9 +86,8 @@ arctan2, hypot = _binary(torch.atan2), _binary(torch.hypot)
 
 
 def _copysign(a, b):
-    # Autograd of torch.copysign keeps its input and its output for the backward
-    # pass; this form keeps a bool mask (and |a|'s input, which callers such as
-    # sqrt(...) keep anyway): 15 bytes less per element, the same values.
+    # torch.copysign's autograd keeps its input and output; this keeps a bool mask (and |a|'s
+    # input, which callers such as sqrt(...) keep anyway): 15 bytes less per element.
     if a.requires_grad and torch.is_grad_enabled() and not torch.compiler.is_compiling():
         magnitude = torch.abs(a)
         return torch.where(torch.signbit(b), -magnitude, magnitude)
@@ -120,10 +106,8 @@ def where(cond, a, b):
     if not isinstance(cond, torch.Tensor):
         cond = torch.as_tensor(cond)
     a_tensor, b_tensor = isinstance(a, torch.Tensor), isinstance(b, torch.Tensor)
-    if a_tensor and b_tensor:
-        return torch.where(cond, a, b)
     # Fast path: torch keeps a floating tensor's dtype for a Python float/int operand.
-    if a_tensor and type(b) in _WEAK_SCALARS and a.is_floating_point():
+    if a_tensor and (b_tensor or (type(b) in _WEAK_SCALARS and a.is_floating_point())):
         return torch.where(cond, a, b)
     if b_tensor and type(a) in _WEAK_SCALARS and b.is_floating_point():
         return torch.where(cond, a, b)
@@ -151,46 +135,24 @@ def broadcast_to(x, shape):
     return torch.broadcast_to(x, (shape,) if isinstance(shape, int) else tuple(shape))
 
 
-def _dims(axis):
-    return () if axis is None else axis
+def _reduction(fn):
+    # amax/amin, not max/min (which return values and indices); torch.all/any take no dim=().
+    def reduce(x, axis=None, keepdims=False):
+        if axis is None and not keepdims:
+            return fn(x)
+        return fn(x, dim=tuple(range(x.ndim)) if axis is None else axis, keepdim=keepdims)
+
+    return reduce
 
 
-def sum(x, axis=None, keepdims=False):
-    if axis is None and not keepdims:
-        return torch.sum(x)
-    return torch.sum(x, dim=_dims(axis), keepdim=keepdims)
+sum, max, min = _reduction(torch.sum), _reduction(torch.amax), _reduction(torch.amin)
+all, any, _mean = _reduction(torch.all), _reduction(torch.any), _reduction(torch.mean)
 
 
 def mean(x, axis=None, keepdims=False):
     if not (x.is_floating_point() or x.is_complex()):
         x = x.to(torch.float64)  # NumPy's mean of integers is float64; torch's refuses
-    if axis is None and not keepdims:
-        return torch.mean(x)
-    return torch.mean(x, dim=_dims(axis), keepdim=keepdims)
-
-
-def max(x, axis=None, keepdims=False):
-    return torch.amax(x, dim=_dims(axis), keepdim=keepdims)
-
-
-def min(x, axis=None, keepdims=False):
-    return torch.amin(x, dim=_dims(axis), keepdim=keepdims)
-
-
-def _all_dims(x, axis):
-    return tuple(range(x.ndim)) if axis is None else axis
-
-
-def all(x, axis=None, keepdims=False):
-    if axis is None and not keepdims:
-        return torch.all(x)
-    return torch.all(x, dim=_all_dims(x, axis), keepdim=keepdims)
-
-
-def any(x, axis=None, keepdims=False):
-    if axis is None and not keepdims:
-        return torch.any(x)
-    return torch.any(x, dim=_all_dims(x, axis), keepdim=keepdims)
+    return _mean(x, axis, keepdims)
 
 
 def stack(arrays, axis=0):
@@ -202,9 +164,8 @@ def concatenate(arrays, axis=0):
 
 
 def solve(a, b):
-    # NumPy 2 / Array API meaning: ``b`` is a vector only when it is 1-D.  torch
-    # would also read a ``b`` of shape a.shape[:-1] as a batch of vectors; a
-    # leading broadcast axis makes it a matrix again.
+    # NumPy 2 / Array API: ``b`` is a vector only when 1-D.  torch would also read a ``b`` of
+    # shape a.shape[:-1] as a batch of vectors; a leading broadcast axis keeps it a matrix.
     if b.ndim >= 2 and b.ndim == a.ndim - 1 and b.shape == a.shape[:-1]:
         b = b.unsqueeze(0)
     return torch.linalg.solve(a, b)
@@ -222,9 +183,9 @@ def _torch_dtype(dtype):
 
 def asarray(obj, dtype=None, device=None, copy=False):
     dtype = _torch_dtype(dtype)
-    if isinstance(obj, (list, tuple)) and _holds_tensor(obj):
-        # Stack grad-carrying scalars instead of copying their values out; plain
-        # numbers beside them take the tensors' float dtype (never torch's float32 default).
+    if isinstance(obj, (list, tuple)) and next(_tensors(obj), None) is not None:
+        # Stack grad-carrying scalars instead of copying their values out; plain numbers
+        # beside them take the tensors' float dtype (never torch's float32 default).
         dtype = dtype or _common_float_dtype(obj)
         obj = torch.stack([asarray(o, dtype=dtype, device=device) for o in obj])
     if isinstance(obj, torch.Tensor):
@@ -237,11 +198,8 @@ def asarray(obj, dtype=None, device=None, copy=False):
 
 
 def _common_float_dtype(seq):
-    dtypes = [t.dtype for t in _tensors(seq) if t.is_floating_point()]
-    result = dtypes[0] if dtypes else torch.float64
-    for d in dtypes[1:]:
-        result = torch.promote_types(result, d)
-    return result
+    floats = [t.dtype for t in _tensors(seq) if t.is_floating_point()]
+    return functools.reduce(torch.promote_types, floats[1:], floats[0]) if floats else torch.float64
 
 
 def _tensors(seq):
@@ -250,13 +208,6 @@ def _tensors(seq):
             yield o
         elif isinstance(o, (list, tuple)):
             yield from _tensors(o)
-
-
-def _holds_tensor(seq):
-    return builtins.any(
-        isinstance(o, torch.Tensor) or (isinstance(o, (list, tuple)) and _holds_tensor(o))
-        for o in seq
-    )
 
 
 def creation(fn_name):
@@ -306,25 +257,16 @@ def astype(x, dtype):
     return x.to(_torch_dtype(dtype))
 
 
-def is_floating(x):
-    return x.is_floating_point()
-
-
 def finfo(dtype):
     return torch.finfo(_torch_dtype(dtype))
-
-
-def detach(x):
-    return x.detach()
 
 
 def requires_grad(x):
     return x.requires_grad
 
 
-grad_enabled = torch.is_grad_enabled
-no_grad = torch.no_grad
-enable_grad = torch.enable_grad
+is_floating, detach, item = torch.is_floating_point, torch.detach, torch.Tensor.item
+grad_enabled, no_grad, enable_grad = torch.is_grad_enabled, torch.no_grad, torch.enable_grad
 
 
 def select():
@@ -342,26 +284,19 @@ def devices():
 
 def device_available(device):
     kind, _, index = device.partition(":")
-    if kind in ("cpu", "meta"):
-        return True
     if kind == "cuda":
         return torch.cuda.is_available() and int(index or 0) < torch.cuda.device_count()
-    return device in devices()
+    return kind in ("cpu", "meta") or device in devices()
 
 
-def quiet_float_errors():
-    return contextlib.nullcontext()  # torch never warns on inf/nan arithmetic
+quiet_float_errors = contextlib.nullcontext  # torch never warns on inf/nan arithmetic
 
 
 @contextlib.contextmanager
 def intra_op_threads(count=None):
-    """The calling thread's intra-op thread count set to ``count`` in the block; yields the
-    count before it (``count=None``: unchanged).
-
-    With torch's OpenMP parallel backend (the Linux CPU builds) the setting
-    belongs to the calling thread alone (OpenMP's per-thread ``nthreads-var``):
-    other threads keep theirs.
-    """
+    """The intra-op thread count set to ``count`` in the block (None: unchanged); yields the old."""
+    # With torch's OpenMP backend (Linux CPU builds) this is the calling thread's own setting
+    # (OpenMP's per-thread nthreads-var): other threads keep theirs.
     before = torch.get_num_threads()
     if count is None or count == before:
         yield before
@@ -386,9 +321,92 @@ def device_of(x):
     return str(x.device)
 
 
-def item(x):
-    return x.item()
-
-
 def owns_dtype(dtype):
     return isinstance(dtype, torch.dtype)
+
+
+def _leaves(arrays):
+    return [a.detach().clone().requires_grad_(True) for a in arrays]
+
+
+def _zero_filled(leaves, grads):
+    return [torch.zeros_like(a) if g is None else g for a, g in zip(leaves, grads)]
+
+
+def value_and_grad(fn, arrays):
+    """fn(*arrays) (a 0-d tensor) and its gradient with respect to each array."""
+    leaves = _leaves(arrays)
+    with torch.enable_grad():
+        out = fn(*leaves)
+        if not out.requires_grad:  # no array reaches the output: zero gradient
+            return out.detach(), [torch.zeros_like(a) for a in leaves]
+        grads = torch.autograd.grad(out, leaves, allow_unused=True)
+    return out.detach(), _zero_filled(leaves, grads)
+
+
+def jacobian(fn, arrays):
+    """fn(*arrays) (1-D, length m) and d out_i / d array_j as a list over j of (m, *shape_j)."""
+    leaves, rows = _leaves(arrays), []
+    with torch.enable_grad():
+        out = fn(*leaves)
+        m = out.shape[0]
+        for i in range(m if out.requires_grad else 0):  # else: zero columns
+            grads = torch.autograd.grad(out[i], leaves, retain_graph=i < m - 1, allow_unused=True)
+            rows.append(_zero_filled(leaves, grads))
+    columns = [
+        torch.stack([row[j] for row in rows]) if rows else a.new_zeros((m, *a.shape))
+        for j, a in enumerate(leaves)
+    ]
+    return out.detach(), columns
+
+
+def as_parameter(x):
+    return x.detach().requires_grad_(True)
+
+
+def recompute(fn, *arrays):
+    """``fn(*arrays)``, keeping only ``arrays`` for the backward pass, which runs ``fn`` again."""
+    # A non-reentrant checkpoint: gradients reach the arguments and the tensors fn closes over
+    # (lens parameters); a compiled graph chooses what to keep itself.
+    if not torch.is_grad_enabled() or torch.compiler.is_compiling():
+        return fn(*arrays)
+    return checkpoint(fn, *arrays, use_reentrant=False, preserve_rng_state=False)
+
+
+def accumulate(total, term, weight):
+    """``total + weight * term``, in place outside autograd and compiled graphs."""
+    in_graph = torch.is_grad_enabled() and (
+        total.requires_grad
+        or getattr(term, "requires_grad", False)
+        or getattr(weight, "requires_grad", False)
+    )
+    if (
+        in_graph
+        or torch.compiler.is_compiling()
+        or not isinstance(term, torch.Tensor)
+        or term.shape != total.shape
+        or term.dtype != total.dtype
+        or not total.is_floating_point()
+    ):
+        return total + weight * term
+    if isinstance(weight, (int, float)):
+        return total.add_(term, alpha=weight) if weight != 1 else total.add_(term)
+    return total.add_(term * weight)
+
+
+def add_product(a, t, b):
+    """``a + t * b``: one fused ``addcmul`` outside autograd and compiled graphs."""
+    tensors = [v for v in (a, t, b) if isinstance(v, torch.Tensor)]
+    if (
+        torch.compiler.is_compiling()
+        or (torch.is_grad_enabled() and builtins.any(v.requires_grad for v in tensors))
+        or not isinstance(a, torch.Tensor)
+        or len({v.dtype for v in tensors}) != 1
+        or len({v.device for v in tensors}) != 1
+    ):
+        return a + t * b
+    if not isinstance(t, torch.Tensor):
+        return torch.add(a, b, alpha=t) if isinstance(b, torch.Tensor) else a + t * b
+    if not isinstance(b, torch.Tensor):
+        return torch.add(a, t, alpha=b)
+    return torch.addcmul(a, t, b)
