@@ -1,15 +1,4 @@
-"""The launch of real rays from object-space field parameters toward the pupil.
-
-Rays are aimed at the paraxial entrance pupil: normalized pupil (px, py) is
-the point (px, py) * EPD/2 on the entrance-pupil plane.  In object-space
-telecentric systems (``[fields] object_telecentric``) the chief ray leaves the
-object parallel to the axis and (px, py) are ray slopes in units of tan U,
-sin U = NA / n_object (so the rim of the pupil is the object-space NA cone).  The field parameters
-q = (qx, qy) come from :mod:`optics.trace.object_field` (ray slopes for an
-object at infinity, object heights in mm otherwise).  Rays from a finite object
-travel toward +z, also from a virtual object (a negative object distance: the
-object plane lies behind surface 1 and the beam converges toward it).
-"""
+"""The launch of real rays toward the entrance pupil (conventions: docs/tracing.md, aiming.md)."""
 
 from __future__ import annotations
 
@@ -25,18 +14,18 @@ def _broadcast(*arrays):
 
 
 def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
-    """Rays leaving the object toward the paraxial entrance pupil.
+    """Rays (global coordinates, object space) leaving the object toward the entrance pupil.
 
     Parameters
     ----------
-    qx, qy : array
-        Object-space field parameters from :func:`object_space_field`.
-    px, py : array
-        Normalized pupil coordinates; all inputs broadcast together.
+    optic : Optic
+    qx, qy, px, py : array
+        Object-space field parameters (:mod:`optics.trace.object_field`: slopes, or mm)
+        and normalized pupil coordinates; every input broadcasts together.
     wavelength : array
-        Wavelength(s) in micrometres.
+        Micrometres.
     first_order : ParaxialData
-        Provides the entrance pupil position and diameter.
+        Gives the paraxial entrance pupil's position and diameter (mm).
     """
     radius = first_order.epd / 2
     z_pupil = first_order.ep_position
@@ -55,11 +44,8 @@ def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
             slope = telecentric_slope(optic)
             dx, dy, dz = px * slope, py * slope, 1.0 + 0.0 * z0
         else:
-            # The line through the object point and the pupil point, travelled toward +z
-            # (object space runs to +z): for a virtual object (negative object distance,
-            # the object plane behind surface 1) or a pupil before the object, that is
-            # from the pupil point toward the object point; the ray then reaches surface
-            # 1 at a negative distance, its path counted negative, as OpticStudio does.
+            # The line through object and pupil point, travelled toward +z: for a virtual
+            # object or a pupil before the object the path to surface 1 counts negative.
             forward = be.where(be.asarray(z_pupil - z0) < 0, -1.0, 1.0)
             dx, dy = (px * radius - x0) * forward, (py * radius - y0) * forward
             dz = (z_pupil - z0) * forward
@@ -67,8 +53,7 @@ def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
         L, M, N = dx * inv, dy * inv, dz * inv
         x, y, z = x0 + 0.0 * px, y0 + 0.0 * py, z0 + 0.0 * inv
     x, y, z, L, M, N = _broadcast(*(be.asarray(v) for v in (x, y, z, L, M, N)))
-    # What is the same for every ray (one field's direction; the start intensity,
-    # path and mask) stays a read-only broadcast view: no pass over memory to
+    # What is the same for every ray stays a broadcast view: no pass over memory to
     # fill it here; the first surface's arithmetic makes full arrays.
     shape = tuple(x.shape)
     seed = be.zeros_like(x if not shape else be.reshape(x, (-1,))[:1])
@@ -87,11 +72,7 @@ def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
 
 
 def telecentric_slope(optic):
-    """tan U of the object-space marginal ray, sin U = NA / n_object (object_na aperture).
-
-    The object medium's index is taken at the primary wavelength, as for the
-    paraxial entrance pupil.
-    """
+    """tan U of the object-space marginal ray, sin U = NA / n_object at the primary wavelength."""
     n0 = optic.surfaces[0].material.index(be.asarray(optic.primary_wavelength))
     sine = optic.aperture.value / n0
     return sine / be.sqrt(1.0 - sine * sine)
