@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from dataclasses import dataclass
 from typing import Any
@@ -30,18 +31,15 @@ class Bundle:
     Attributes
     ----------
     rays : Rays
-        Shaped (W, F, P): wavelengths, fields, pupil points; global mm, ``opd`` from the
-        launch wavefront or object point.
+        (W, F, P): wavelengths × fields × pupil points; global mm, ``opd`` from the launch.
     chief : Rays
         The chief ray (px = py = 0) of every wavelength and field, (W, F), traced with
         every clear aperture open.
     chief_valid, chief_blocked : bool array, shape (W, F)
         False where the chief ray failed geometrically (no reference); True where it
         traces but a clear aperture stops it.
-    fields, wavelengths : tuple
-        Normalized (hx, hy) field points, length F; micrometres, length W.
-    px, py : array, shape (P,)
-        Normalized pupil coordinates.
+    fields, wavelengths, px, py : tuple, tuple, array (P,), array (P,)
+        Normalized (hx, hy) field points (F), micrometres (W), normalized pupil coordinates.
     first_order, primary : ParaxialData, int or None
         First-order data at the primary wavelength; its index in ``wavelengths``.
     field_parameters : tuple of array, shape (F,)
@@ -111,7 +109,8 @@ def iter_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=Non
     with accel.deferred_reads():  # host-read checks once per traced batch
         system = prepare(system, aiming)
         setup = _Setup.of(system, fields, wavelengths)
-    step = method.pupil_step(n_pupil, setup.rays_per_sample)
+    per_sample = len(setup.fields) * len(setup.wavelengths)
+    step = method.pupil_step(n_pupil, per_sample)
     if step >= n_pupil and method.keeps_surfaces:
         with accel.deferred_reads():
             yield _one_batch(system, setup, *samples(0, n_pupil), method)
@@ -120,18 +119,15 @@ def iter_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=Non
         chief, clipped, at_stop = _chief_rays(system, setup, method)
     shared = _shared_parts(system, setup, chief, clipped, at_stop)
     inner = method.slice_method()
-    bar = method.progress_bar(n_pupil * setup.rays_per_sample)
-    try:
+    bar = method.progress_bar(n_pupil * per_sample)
+    with contextlib.nullcontext() if bar is None else contextlib.closing(bar):
         for start in range(0, n_pupil, step):
             px, py = samples(start, start + step)
             with accel.deferred_reads():
                 traced = _trace(system, setup, (px, py), inner)
             yield Bundle(rays=traced.rays, px=px, py=py, **shared)
             if bar is not None:
-                bar.update(be.size(px) * setup.rays_per_sample)
-    finally:
-        if bar is not None:
-            bar.close()
+                bar.update(be.size(px) * per_sample)
 
 
 @dataclass(frozen=True)
@@ -153,18 +149,13 @@ class _Setup:
             wavelengths = tuple(
                 check_wavelength(w) if isinstance(w, (int, float)) else w for w in wavelengths
             )
-        hx = [h[0] for h in fields]
-        hy = [h[1] for h in fields]
+        hx, hy = ([h[i] for h in fields] for i in (0, 1))
         if not all(isinstance(v, (int, float)) for v in hx + hy):
             hx, hy = be.stack([be.asarray(v) for v in hx]), be.stack([be.asarray(v) for v in hy])
         q = tuple(be.asarray(v) for v in field_parameters(system, hx, hy))
         paraxial_aim = system.aiming == "paraxial"
         probe = optic.stop_index if paraxial_aim and not optic.fields.object_telecentric else None
         return cls(fields, wavelengths, q, probe)
-
-    @property
-    def rays_per_sample(self) -> int:
-        return len(self.fields) * len(self.wavelengths)
 
 
 def _pupil_samples(pupil):
@@ -213,15 +204,14 @@ def _shared_parts(system, setup, chief, clipped, at_stop):
     if at_stop is not None:
         warn_if_off_centre(optic, setup.fields, at_stop, system.first_order)
     primary = optic.wavelengths.primary_value
-    wavelengths = setup.wavelengths
     return {
         "chief": chief,
         "chief_valid": chief.valid,
         "chief_blocked": be.logical_and(chief.valid, be.logical_not(clipped.valid)),
         "fields": setup.fields,
-        "wavelengths": wavelengths,
+        "wavelengths": setup.wavelengths,
         "first_order": system.first_order,
-        "primary": wavelengths.index(primary) if primary in wavelengths else None,
+        "primary": setup.wavelengths.index(primary) if primary in setup.wavelengths else None,
         "field_parameters": setup.q,
     }
 
@@ -239,17 +229,18 @@ def _trace(system, setup, pupil, method, clip=True, probe=None):
     px, py = (be.reshape(v, (1, 1, -1)) for v in pupil)
     shape = (len(setup.wavelengths), n_fields, be.size(px))
     if system.optic.fields.vignetting is not None:  # each field's pupil: (1, F, P)
-        hx, hy = (
-            be.reshape(be.stack([be.asarray(h[i]) for h in setup.fields]), (1, -1, 1))
-            for i in (0, 1)
-        )
+        hx, hy = (be.stack([be.asarray(h[i]) for h in setup.fields]) for i in (0, 1))
+        hx, hy = be.reshape(hx, (1, -1, 1)), be.reshape(hy, (1, -1, 1))
         px, py = vignetted_pupil_at(system.optic.fields, hx, hy, px, py)
     wavelength = be.reshape(be.asarray(list(setup.wavelengths)), (-1, 1, 1))
     if clip is not True and clip is not False:
         clip = be.reshape(clip, (1, 1, -1))
     keep = () if probe is None else (probe,)
     traced = method.trace(system, RayBatch(qx, qy, px, py, wavelength, clip, keep))
-    full = lambda v: be.broadcast_to(v, shape) if be.is_array(v) and v.ndim == 3 else v  # noqa: E731
+
+    def full(v):
+        return be.broadcast_to(v, shape) if be.is_array(v) and v.ndim == 3 else v
+
     return Traced(traced.rays.map(full), {k: r.map(full) for k, r in traced.kept.items()})
 
 

@@ -1,7 +1,5 @@
 """The public ray traces: the rays at the image, and the rays at every surface."""
 
-from __future__ import annotations
-
 from .. import accel
 from ..fields_vignetting import vignetted_pupil_at
 from ..limits import check_wavelength
@@ -50,5 +48,4 @@ def _traced(system, field, pupil, wavelength, method, aiming, keep):
         hx, hy = field
         qx, qy = field_parameters(system, hx, hy)
         px, py = vignetted_pupil_at(system.optic.fields, hx, hy, *pupil)
-        batch = RayBatch(qx, qy, px, py, wavelength, True, keep)
-        return method.trace(system, batch)
+        return method.trace(system, RayBatch(qx, qy, px, py, wavelength, True, keep))

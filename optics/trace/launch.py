@@ -1,16 +1,9 @@
 """The launch of real rays toward the entrance pupil (conventions: docs/tracing.md, aiming.md)."""
 
-from __future__ import annotations
-
 import numpy as np
 
 from .. import backend as be
 from ..rays import Rays
-
-
-def _broadcast(*arrays):
-    shape = np.broadcast_shapes(*(tuple(a.shape) for a in arrays))
-    return [a if tuple(a.shape) == shape else be.broadcast_to(a, shape) for a in arrays]
 
 
 def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
@@ -27,21 +20,21 @@ def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
     first_order : ParaxialData
         Gives the paraxial entrance pupil's position and diameter (mm).
     """
-    radius = first_order.epd / 2
-    z_pupil = first_order.ep_position
+    radius, z_pupil = first_order.epd / 2, first_order.ep_position
     px, py = be.asarray(px), be.asarray(py)
     if optic.object_at_infinity:
         inv = 1.0 / be.sqrt(qx * qx + qy * qy + 1.0)
         L, M, N = qx * inv, qy * inv, inv
         ax, ay = px * radius, py * radius
-        # Start on the plane through the pupil centre normal to the beam, so
-        # the optical path is measured from a wavefront of the incoming beam.
+        # Start on the plane through the pupil centre normal to the beam: a wavefront.
         s = ax * L + ay * M
         x, y, z = ax - s * L, ay - s * M, z_pupil - s * N
     else:
         x0, y0, z0 = qx, qy, -optic.surfaces[0].thickness
         if optic.fields.object_telecentric:
-            slope = telecentric_slope(optic)
+            n0 = optic.surfaces[0].material.index(be.asarray(optic.primary_wavelength))
+            sine = optic.aperture.value / n0  # sin U = NA / n_object: slopes in units of tan U
+            slope = sine / be.sqrt(1.0 - sine * sine)
             dx, dy, dz = px * slope, py * slope, 1.0 + 0.0 * z0
         else:
             # The line through object and pupil point, travelled toward +z: for a virtual
@@ -52,10 +45,11 @@ def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
         inv = 1.0 / be.sqrt(dx * dx + dy * dy + dz * dz)
         L, M, N = dx * inv, dy * inv, dz * inv
         x, y, z = x0 + 0.0 * px, y0 + 0.0 * py, z0 + 0.0 * inv
-    x, y, z, L, M, N = _broadcast(*(be.asarray(v) for v in (x, y, z, L, M, N)))
     # What is the same for every ray stays a broadcast view: no pass over memory to
     # fill it here; the first surface's arithmetic makes full arrays.
-    shape = tuple(x.shape)
+    arrays = [be.asarray(v) for v in (x, y, z, L, M, N)]
+    shape = np.broadcast_shapes(*(tuple(a.shape) for a in arrays))
+    x, y, z, L, M, N = (a if tuple(a.shape) == shape else be.broadcast_to(a, shape) for a in arrays)
     seed = be.zeros_like(x if not shape else be.reshape(x, (-1,))[:1])
     return Rays(
         x=x,
@@ -69,10 +63,3 @@ def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
         opd=be.broadcast_to(seed, shape),
         valid=be.broadcast_to(be.isfinite(seed), shape),
     )
-
-
-def telecentric_slope(optic):
-    """tan U of the object-space marginal ray, sin U = NA / n_object at the primary wavelength."""
-    n0 = optic.surfaces[0].material.index(be.asarray(optic.primary_wavelength))
-    sine = optic.aperture.value / n0
-    return sine / be.sqrt(1.0 - sine * sine)

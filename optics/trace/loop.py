@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from .. import accel
@@ -58,22 +59,19 @@ def surface_loop(
     flag_unconverged=False,
     stage=None,
 ) -> Traced:
-    """Trace flat rays (n,) through surfaces 1..image.
+    """Trace flat rays (n,), global coordinates in object space, through surfaces 1..image.
 
     Parameters
     ----------
     surfaces, frames, indices : sequence
         The surfaces, their frames and their :func:`media_indices`.
-    rays : Rays
-        Global coordinates, in object space.
     clip : bool or bool array
         Apply the clear apertures: to every ray, to none, or to the rays masked True.
     keep, roots : sequence, optional
         Surfaces whose outgoing rays to keep (0: the rays given); Newton roots of an
         earlier pass to start from, one per Newton surface.
-    collect_roots, flag_unconverged : bool
-        Return the Newton roots / the unconverged-rays mask (:class:`Traced`).
-    stage : callable, optional
+    collect_roots, flag_unconverged, stage : optional
+        Return the Newton roots / the unconverged-rays mask (:class:`Traced`);
         ``stage(step, state)`` runs one surface (``accel.compiled_stage`` in a graph).
     """
     given = iter(roots) if roots is not None else None
@@ -87,7 +85,8 @@ def surface_loop(
     for i in range(1, len(surfaces)):
         newton = isinstance(surfaces[i].geometry, NewtonRaphsonGeometry)
         root = next(given) if given is not None and newton else None
-        step = _Step(surfaces[i], frames[i], indices[i - 1], indices[i], clip, root, collected)
+        before, after = indices[i - 1], indices[i]
+        step = partial(_step, surfaces[i], frames[i], before, after, clip, root, collected)
         state = run(step, state)
         if i in keep:
             kept[i] = Rays(*state[: len(RAY_FIELDS)])
@@ -97,32 +96,19 @@ def surface_loop(
     return Traced(traced, kept, tuple(collected or ()), unconverged)
 
 
-@dataclass(frozen=True)
-class _Step:
+def _step(surface, frame, before, after, clip, root, collected, state):
     """One surface as a function of the state: the ray fields, then any unconverged mask."""
-
-    surface: object
-    frame: object
-    before: object
-    after: object
-    clip: object
-    root: object
-    collected: object
-
-    def __call__(self, state):
-        given = Rays(*state[: len(RAY_FIELDS)])
-        rays, found = through_surface(
-            self.surface, self.frame, given, self.before, self.after, self.clip, self.root
-        )
-        out = tuple(getattr(rays, name) for name in RAY_FIELDS)
-        if found.root is not None and self.collected is not None:
-            self.collected.append(found.root)
-        if len(state) == len(RAY_FIELDS):
-            return out
-        flag = state[-1]
-        if found.unconverged is not None:
-            flag = be.logical_or(flag, be.logical_and(found.unconverged, given.valid))
-        return (*out, flag)
+    given = Rays(*state[: len(RAY_FIELDS)])
+    rays, found = through_surface(surface, frame, given, before, after, clip, root)
+    out = tuple(getattr(rays, name) for name in RAY_FIELDS)
+    if found.root is not None and collected is not None:
+        collected.append(found.root)
+    if len(state) == len(RAY_FIELDS):
+        return out
+    flag = state[-1]
+    if found.unconverged is not None:
+        flag = be.logical_or(flag, be.logical_and(found.unconverged, given.valid))
+    return (*out, flag)
 
 
 def _representable(rays):
@@ -180,10 +166,9 @@ def trace_to_surface(optic, rays: Rays, index):
 
 
 def refract(L, M, N, nx, ny, nz, mu, cos_i=None):
-    """Vector Snell's law, mu = n_before / n_after, either normal sign; ``cos_i`` = d · n.
+    """Vector Snell's law, mu = n_before / n_after: new (L, M, N) and a mask, False on TIR.
 
-    Returns the new (L, M, N) and a mask, False on total internal reflection (the
-    direction then finite but meaningless).
+    Either normal sign; ``cos_i`` = d · n unless given; a TIR direction is finite, meaningless.
     """
     if cos_i is None:
         cos_i = L * nx + M * ny + N * nz

@@ -21,11 +21,7 @@ from .loop import media_indices, surface_loop
 class PreparedSystem:
     """An optic ready to trace: frames, media indices, first-order data, aim and fields.
 
-    Parameters
-    ----------
-    optic : Optic
-    aiming : {"paraxial", "real"}, optional
-        Overrides the optic's ``[aiming] mode``; ``self.optic`` is the optic as traced.
+    ``aiming`` ("paraxial" or "real") overrides the optic's mode; ``optic`` is the optic as traced.
     """
 
     def __init__(self, optic, aiming=None):
@@ -66,8 +62,8 @@ class PreparedSystem:
 
     def cached_fields(self, hx, hy, solve):
         """``solve(optic, hx, hy, first_order)``, kept per value for fields given as numbers."""
-        key = _plain_key(hx, hy)
-        if key is None:
+        key = (_plain(hx), _plain(hy))
+        if None in key:
             return solve(self.optic, hx, hy, self.first_order)
         if key not in self._fields:
             self._fields[key] = solve(self.optic, hx, hy, self.first_order)
@@ -94,15 +90,9 @@ def optic_of(system):
 
 
 def propagate(system, rays: Rays, *, clip=True) -> Rays:
-    """Trace ``rays`` (global coordinates, in object space) through surfaces 1..image, eagerly.
+    """Trace ``rays`` (global coordinates, object space, any shape) to the image, eagerly.
 
-    Parameters
-    ----------
-    system : Optic or PreparedSystem
-    rays : Rays
-        Any shape (the components broadcast together).
-    clip : bool or bool array
-        Apply the clear apertures (see :func:`optics.trace.loop.surface_loop`).
+    ``clip``: apply the clear apertures (see :func:`optics.trace.loop.surface_loop`).
     """
     system = prepare(system)
     arrays = [be.asarray(getattr(rays, f.name)) for f in dataclasses.fields(Rays)]
@@ -133,14 +123,10 @@ def with_aiming(optic, aiming=None):
     return dataclasses.replace(optic, aiming=aiming)
 
 
-def _plain_key(hx, hy):
-    """A hashable key for fields given as numbers or sequences of them, else None."""
-    values = []
-    for value in (hx, hy):
-        if isinstance(value, numbers.Real):
-            values.append(float(value))
-        elif isinstance(value, (list, tuple)) and all(isinstance(v, numbers.Real) for v in value):
-            values.append(tuple(map(float, value)))
-        else:
-            return None
-    return tuple(values)
+def _plain(value):
+    """A number or a sequence of numbers as (a tuple of) floats, else None."""
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, numbers.Real) for v in value):
+        return tuple(map(float, value))
+    return None
