@@ -1,20 +1,10 @@
-"""The surface loop: every trace method's rays go through it, surface by surface.
-
-Per surface: global → local frame, intersect, accumulate n·t, vignette,
-refract (vector Snell) or reflect, local → global.  Rays that miss, are
-totally internally reflected or vignetted are marked invalid (never dropped),
-and their numbers stay finite so no NaN reaches a gradient.
-
-What an iterative intersection solves is data, not state: the detached Newton
-roots of each Newton surface and the mask of rays its step limit left
-unconverged come back in :class:`Traced`, and roots of an earlier pass go in
-through ``roots=``.  Nothing is written on a surface or geometry.
-"""
+"""The one surface loop every trace method's rays go through; failed rays stay, marked invalid."""
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from .. import accel
@@ -32,21 +22,11 @@ RAY_FIELDS = tuple(f.name for f in dataclasses.fields(Rays))
 
 @dataclass(frozen=True)
 class Traced:
-    """What the surface loop returns.
+    """What the surface loop returns: the rays at the image, and what was asked for.
 
-    Attributes
-    ----------
-    rays : Rays
-        The rays at the image surface (global coordinates).
-    kept : dict
-        Surface index → the rays just after that surface, for the indices
-        asked for with ``keep`` (0: the rays given to the loop).
-    roots : tuple
-        The detached Newton roots (flat arrays), one per Newton surface in
-        order; empty without Newton surfaces or unless ``collect_roots``.
-    unconverged : bool array or None
-        Rays that reached a Newton surface valid and left it unconverged
-        (``flag_unconverged``); None otherwise.
+    ``kept``: surface index in ``keep`` → the rays just after it (0: the rays given);
+    ``roots``: the detached Newton roots, one flat array per Newton surface, if collected;
+    ``unconverged``: the rays valid at a Newton surface that left it unconverged, if flagged.
     """
 
     rays: Rays
@@ -56,12 +36,7 @@ class Traced:
 
 
 def media_indices(surfaces, wavelength):
-    """Index of the medium after each surface; one array object per distinct material.
-
-    The identity says which neighbouring surfaces share a medium (no
-    refraction between them).  ``wavelength``: µm, a Python number (evaluated
-    once on the host) or an array the indices broadcast like.
-    """
+    """The medium's index after each surface at ``wavelength`` (µm); one object per material."""
     by_material, out = {}, []
     for material, _ in media(surfaces):
         key = id(material)
@@ -84,28 +59,20 @@ def surface_loop(
     flag_unconverged=False,
     stage=None,
 ) -> Traced:
-    """Trace flat rays (n,) through surfaces 1..image.
+    """Trace flat rays (n,), global coordinates in object space, through surfaces 1..image.
 
     Parameters
     ----------
-    surfaces, frames : sequence
-        The system's surfaces and their frames (:func:`optics.frames.surface_frames`).
-    indices : sequence of array
-        :func:`media_indices`: the medium after each surface.
-    rays : Rays
-        Global coordinates, in object space.
+    surfaces, frames, indices : sequence
+        The surfaces, their frames and their :func:`media_indices`.
     clip : bool or bool array
-        Apply the clear apertures: True for every ray, False for none (as
-        field and aim solves need), or a per-ray mask of the clipped rays.
-    keep : collection of int
-        Surfaces whose outgoing rays to keep (0: the rays given).
-    roots : sequence of array, optional
-        Newton roots of an earlier pass, one per Newton surface, to start from.
-    collect_roots, flag_unconverged : bool
-        Return the Newton roots / the unconverged-rays mask.
-    stage : callable, optional
-        ``stage(step, state)`` runs one surface (``accel.compiled_stage`` in a
-        compiled graph); by default the step is called directly.
+        Apply the clear apertures: to every ray, to none, or to the rays masked True.
+    keep, roots : sequence, optional
+        Surfaces whose outgoing rays to keep (0: the rays given); Newton roots of an
+        earlier pass to start from, one per Newton surface.
+    collect_roots, flag_unconverged, stage : optional
+        Return the Newton roots / the unconverged-rays mask (:class:`Traced`);
+        ``stage(step, state)`` runs one surface (``accel.compiled_stage`` in a graph).
     """
     given = iter(roots) if roots is not None else None
     collected = [] if collect_roots else None  # local to this call: nothing kept on a geometry
@@ -118,7 +85,8 @@ def surface_loop(
     for i in range(1, len(surfaces)):
         newton = isinstance(surfaces[i].geometry, NewtonRaphsonGeometry)
         root = next(given) if given is not None and newton else None
-        step = _Step(surfaces[i], frames[i], indices[i - 1], indices[i], clip, root, collected)
+        before, after = indices[i - 1], indices[i]
+        step = partial(_step, surfaces[i], frames[i], before, after, clip, root, collected)
         state = run(step, state)
         if i in keep:
             kept[i] = Rays(*state[: len(RAY_FIELDS)])
@@ -128,57 +96,29 @@ def surface_loop(
     return Traced(traced, kept, tuple(collected or ()), unconverged)
 
 
-@dataclass(frozen=True)
-class _Step:
-    """One surface of the loop as a function of the ray state (a compiled stage when staged).
-
-    The state is the ray fields, then (when flagged) the unconverged-rays
-    mask; ``collected`` is the loop call's own list of Newton roots, or None.
-    """
-
-    surface: object
-    frame: object
-    before: object
-    after: object
-    clip: object
-    root: object
-    collected: object
-
-    def __call__(self, state):
-        given = Rays(*state[: len(RAY_FIELDS)])
-        rays, found = through_surface(
-            self.surface, self.frame, given, self.before, self.after, self.clip, self.root
-        )
-        out = tuple(getattr(rays, name) for name in RAY_FIELDS)
-        if found.root is not None and self.collected is not None:
-            self.collected.append(found.root)
-        if len(state) == len(RAY_FIELDS):
-            return out
-        flag = state[-1]
-        if found.unconverged is not None:
-            flag = be.logical_or(flag, be.logical_and(found.unconverged, given.valid))
-        return (*out, flag)
+def _step(surface, frame, before, after, clip, root, collected, state):
+    """One surface as a function of the state: the ray fields, then any unconverged mask."""
+    given = Rays(*state[: len(RAY_FIELDS)])
+    rays, found = through_surface(surface, frame, given, before, after, clip, root)
+    out = tuple(getattr(rays, name) for name in RAY_FIELDS)
+    if found.root is not None and collected is not None:
+        collected.append(found.root)
+    if len(state) == len(RAY_FIELDS):
+        return out
+    flag = state[-1]
+    if found.unconverged is not None:
+        flag = be.logical_or(flag, be.logical_and(found.unconverged, given.valid))
+    return (*out, flag)
 
 
 def _representable(rays):
-    """Rays whose image numbers are finite and small enough to square and sum.
-
-    A ray that crossed a 1e308 mm gap has finite but absurd coordinates that
-    overflow every statistic; beyond max_float**(1/4) (1e77 mm in float64,
-    4e9 mm in float32) a ray is no result.  NaN fails the comparison too.
-    """
+    """Rays whose numbers square and sum: below max_float**(1/4) (1e77 mm in float64), not NaN."""
     size = be.abs(be.detach(rays.x)) + be.abs(be.detach(rays.y)) + be.abs(be.detach(rays.opd))
     return size <= float(be.finfo(rays.x).max) ** 0.25
 
 
 def through_surface(surface, frame, rays, n_before, n_after, clip=True, root=None):
-    """The rays after one surface (intersection, path length, refraction) and the intersection.
-
-    ``n_before``, ``n_after``: the media's indices (the same object means the
-    same medium).  ``clip`` applies the surface's clear aperture (rays outside
-    become invalid): True, False, or a per-ray boolean array.  ``root``: a
-    Newton surface's root from an earlier pass.  Returns ``(Rays, Intersection)``.
-    """
+    """``(Rays, Intersection)`` after one surface from medium ``n_before`` into ``n_after``."""
     x, y, z, L, M, N = frame.to_local(rays.x, rays.y, rays.z, rays.L, rays.M, rays.N)
     geometry = surface.geometry
     found = geometry.solve_intersection(x, y, z, L, M, N, root)
@@ -214,12 +154,7 @@ def through_surface(surface, frame, rays, n_before, n_after, clip=True, root=Non
 
 
 def trace_to_surface(optic, rays: Rays, index):
-    """Local (x, y) in mm on surface ``index`` and the mask of rays that reach it.
-
-    Clear apertures are ignored (an aim or a field is geometry, not
-    vignetting); a ray that misses or is totally reflected on the way is
-    False in the mask, its (x, y) finite but meaningless.
-    """
+    """Local (x, y) in mm on surface ``index`` and the mask of rays that reach it, unclipped."""
     surfaces = optic.surfaces[: index + 1]
     frames = surface_frames(surfaces)
     indices = media_indices(surfaces, rays.wavelength)
@@ -231,12 +166,9 @@ def trace_to_surface(optic, rays: Rays, index):
 
 
 def refract(L, M, N, nx, ny, nz, mu, cos_i=None):
-    """Vector Snell's law with relative index mu = n_before / n_after.
+    """Vector Snell's law, mu = n_before / n_after: new (L, M, N) and a mask, False on TIR.
 
-    Works for either orientation of the unit normal.  Returns the new
-    direction and a mask that is False on total internal reflection (where the
-    direction is left finite but meaningless).  ``cos_i``, the cosine
-    (L, M, N) · (nx, ny, nz), is computed unless given.
+    Either normal sign; ``cos_i`` = d · n unless given; a TIR direction is finite, meaningless.
     """
     if cos_i is None:
         cos_i = L * nx + M * ny + N * nz
