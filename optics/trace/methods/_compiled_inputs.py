@@ -1,7 +1,4 @@
-"""The inputs of a compiled trace: padding, per-ray parameter views, media, topology.
-
-Helpers of :mod:`optics.trace.methods.compiled`; nothing here compiles anything.
-"""
+"""The inputs of a compiled trace (:mod:`.compiled`): padding, per-ray views, topology."""
 
 from __future__ import annotations
 
@@ -15,20 +12,11 @@ from ...surfaces import media
 class PerRayViews:
     """Scalars that record gradients as per-ray (stride-0) views; everything else unchanged.
 
-    Why: Inductor's CPU code cannot put a reduction in the loop of the
-    pointwise chain that feeds it.  A scalar parameter used at every surface
-    makes its gradient a sum over rays at every surface, and the backward
-    pass splits into one loop per surface with the ray state written to
-    memory between them (measured: 105 full-size buffers for the Cooke
-    triplet).  Through a per-ray view the gradient stays per-ray inside the
-    graph (one fused loop), and autograd sums it once, outside, per
-    parameter.  Values are unchanged bit for bit.  Surfaces, geometries,
-    frames and paraxial data are shallow-copied, never modified.
-
-    Only for tape autodiff (torch): on JAX a broadcast is a real array
-    (written, read and its cotangent summed: 16 ray-sized arrays each way for
-    the Cooke triplet), while a scalar closed over by the chunked graph has
-    its cotangent summed per chunk inside the loop.
+    Inductor's CPU code cannot fuse a reduction into the pointwise chain feeding it, so a
+    scalar's gradient summed at every surface splits the backward into a loop per surface;
+    through a view it stays per ray and autograd sums it once, outside (docs/performance.md).
+    Only for tape autodiff (torch): on JAX a broadcast is a real array, written and read.
+    Surfaces, geometries, frames and paraxial data are shallow-copied, never modified.
     """
 
     def __init__(self, bucket):
@@ -94,16 +82,7 @@ def topology(optic):
     rows = []
     for surface, (material, direction) in zip(optic.surfaces, media(optic.surfaces)):
         slot = first_seen.setdefault(id(material), len(first_seen))
-        rows.append(
-            (
-                type(surface.geometry).__qualname__,
-                surface.is_mirror,
-                slot,
-                direction,
-                surface.semi_diameter is None,
-                surface.aperture,
-                surface.obscuration is None,
-                surface.has_frame,
-            )
-        )
+        kind = (type(surface.geometry).__qualname__, surface.is_mirror, slot, direction)
+        limits = (surface.semi_diameter is None, surface.aperture, surface.obscuration is None)
+        rows.append((*kind, *limits, surface.has_frame))
     return (optic.object_at_infinity, optic.fields.object_telecentric, tuple(rows))

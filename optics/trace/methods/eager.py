@@ -1,7 +1,6 @@
-"""The eager method: the whole batch at once, every operation on whole ray arrays.
+"""The eager method: the whole batch at once, the reference every other method equals.
 
-What a gradient records, what a caller's ``jax.jit`` or ``jax.vmap`` traces,
-and the reference every other method is measured against.
+What a gradient records and what a caller's ``jax.jit`` or ``jax.vmap`` traces.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from .base import RayBatch, TraceMethod
 
 @dataclass(frozen=True, repr=False)
 class Eager(TraceMethod):
-    """Trace the batch in one piece (see the module docstring)."""
+    """Trace the batch in one piece."""
 
     name = "eager"
 
