@@ -10,13 +10,11 @@ from ...surfaces import media
 
 
 class PerRayViews:
-    """Scalars that record gradients as per-ray (stride-0) views; everything else unchanged.
+    """Scalars that record gradients as per-ray (stride-0) views; all else unchanged.
 
-    Inductor's CPU code cannot fuse a reduction into the pointwise chain feeding it, so a
-    scalar's gradient summed at every surface splits the backward into a loop per surface;
-    through a view it stays per ray and autograd sums it once, outside (docs/performance.md).
-    Only for tape autodiff (torch): on JAX a broadcast is a real array, written and read.
-    Surfaces, geometries, frames and paraxial data are shallow-copied, never modified.
+    A scalar's gradient summed at every surface would split Inductor's backward into a loop
+    per surface (docs/performance.md); only for tape autodiff: on JAX a broadcast is a real
+    array.  Surfaces, frames and paraxial data are shallow-copied, never modified.
     """
 
     def __init__(self, bucket):
@@ -29,12 +27,8 @@ class PerRayViews:
         return value
 
     def _changed(self, items):
-        changes = {}
-        for name, value in items:
-            view = self(value)
-            if view is not value:
-                changes[name] = view
-        return changes
+        viewed = ((name, value, self(value)) for name, value in items)
+        return {name: view for name, value, view in viewed if view is not value}
 
     def dataclass(self, obj):
         """A frozen dataclass with its scalar fields viewed per ray."""

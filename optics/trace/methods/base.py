@@ -1,7 +1,6 @@
 """The interface every trace method implements, and the batch it traces.
 
-A method decides *how* a batch is traced; *what* is traced (the launch, the aim,
-the one surface loop of :mod:`optics.trace.loop`) is the same for every method.
+A method decides *how* a batch is traced; *what* (launch, aim, the one surface loop) is fixed.
 """
 
 from __future__ import annotations

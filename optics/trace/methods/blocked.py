@@ -1,10 +1,7 @@
 """The blocked method: eager traces in cache-sized blocks, bit-identical to one batch.
 
-At 1e6 rays every temporary of an eager trace streams through main memory; in blocks of
-a few ten thousand rays they stay in the CPU's caches, and every ray gets the same
-arithmetic as in one batch.  Blocking applies where :func:`optics.accel.ray_block_size`
-says it gains; elsewhere the batch is traced in one piece, as :class:`Eager` does.  Why,
-when and how large: docs/performance.md, "Cache blocking of eager traces".
+A block's temporaries stay in the CPU's caches; where :func:`optics.accel.ray_block_size`
+says blocking does not gain, the batch is traced in one piece (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -48,23 +45,10 @@ class Blocked(TraceMethod):
 
 
 def in_blocks(run, inputs, block=None):
-    """``run(*inputs)``, block by block along the last axis of the inputs' broadcast shape.
+    """``run(*inputs)`` (a list of Rays), block by block along the inputs' last axis.
 
-    Parameters
-    ----------
-    run : callable
-        Traces every ray on its own; returns a list of Rays with per-ray arrays in the
-        inputs' broadcast shape.
-    inputs : sequence of arrays or numbers
-        An input whose last axis is the broadcast shape's is sliced; others pass whole.
-    block : int, optional
-        Rays per block where blocking applies (``accel.ray_block_size`` says whether,
-        and how many by default).
-
-    Returns
-    -------
-    The result of ``run(*inputs)``, every block's per-ray arrays written into one output;
-    arrays in another shape (a scalar wavelength) are taken from the first block.
+    Inputs without that axis pass whole; every block's per-ray arrays are written into
+    one output, arrays in another shape (a scalar wavelength) taken from the first block.
     """
     arrays = [v for v in inputs if be.is_array(v)]
     shape = tuple(np.broadcast_shapes(*(tuple(v.shape) for v in arrays))) if arrays else ()

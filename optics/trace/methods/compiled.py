@@ -1,10 +1,7 @@
 """The compiled trace method: launch and every surface as one graph (torch or jax backend).
 
-Paraxial data, the object-space field and the media's indices are computed eagerly
-first; the graph runs the launch and the eager code of every surface, Newton solves
-taking a fixed number of masked steps (:func:`optics.solvers.resolve_settings`), and
-returns the mask of rays left unconverged, which :mod:`._compiled_retrace` traces again
-eagerly.  The settings below and their measurements: docs/performance.md.
+The aim runs eagerly first; Newton solves take a fixed number of masked steps in the graph
+and the rays they leave unconverged are traced again eagerly.  See docs/performance.md.
 """
 
 from __future__ import annotations
@@ -26,10 +23,9 @@ from ...solvers import current_settings, forced_iterations
 from ..aim import aim
 from ..launch import launch_rays
 from ..loop import RAY_FIELDS, Traced, surface_loop
-from ..prepared import prepare
+from ..prepared import prepare, propagate
 from ..real_image_height import field_parameters
 from ._compiled_inputs import PerRayViews, padded, topology, unpadded
-from ._compiled_retrace import retrace_unconverged
 from .base import RayBatch, TraceMethod
 
 __all__ = [
@@ -44,8 +40,8 @@ __all__ = [
 
 #: TorchDynamo backend used when a caller does not name one (tests set "aot_eager").
 DEFAULT_COMPILER = "inductor"
-#: Masked Newton steps per surface in a graph (base-conic seeds converge in 3-6);
-#: it trades graph time against eager retraces of the rays still moving after them.
+#: Masked Newton steps per surface in a graph (base-conic seeds converge in 3-6): graph
+#: time against eager retraces of the rays still moving after them.
 DEFAULT_NEWTON_ITERATIONS = 6
 #: Inductor's default limits cut a trace of thousands of pointwise operations per ray
 #: into dozens of loops with the ray state stored between them; without, one loop each way.
@@ -86,10 +82,7 @@ _CACHE: OrderedDict = OrderedDict()
 
 
 def batch_bucket(n: int) -> int:
-    """Padded batch size for n rays: the smallest m·2^k >= n with m in 4..7 (at least 256).
-
-    At most 25 % of a padded batch is padding; sizes from 256 to 10^7 share about 60 buckets.
-    """
+    """Padded batch size for n rays: the smallest m·2^k >= n, m in 4..7, at least 256 (<= 25 %)."""
     if n <= _SMALLEST_BUCKET:
         return _SMALLEST_BUCKET
     k = max(int(math.floor(math.log2(n))) - 2, 0)
@@ -151,11 +144,10 @@ def clear_cache() -> None:
 
 def _launch_inputs(system, batch):
     """The kernel inputs after the eager aim, and the mask of converged aims (None if paraxial)."""
-    first_order = system.first_order
     qx, qy, px, py, wavelength = batch.qx, batch.qy, batch.px, batch.py, batch.wavelength
     aimed = None
     if system.aiming == "real":
-        result = aim(system.optic, qx, qy, px, py, be.asarray(wavelength), first_order)
+        result = aim(system.optic, qx, qy, px, py, be.asarray(wavelength), system.first_order)
         px, py, aimed = result.px, result.py, result.converged
     # A Python-number wavelength stays one, so the media's indices are evaluated on the host.
     inputs = [be.asarray(v) for v in (qx, qy, px, py)] + [wavelength]
@@ -169,25 +161,23 @@ def _has_newton(surfaces):
 def _prepare(system, inputs, compiler, newton_iterations, roots=None):
     """The padded call: kernel, arguments, cache key (``roots``: None, [] to collect, or given)."""
     compiler = DEFAULT_COMPILER if compiler is None else compiler
-    given_wavelength = inputs[4]
-    inputs = [be.asarray(a) for a in inputs]
+    arrays = [be.asarray(a) for a in inputs]
     iterations = newton_iterations
     if iterations is None:
         iterations = current_settings().forced_iterations or DEFAULT_NEWTON_ITERATIONS
-    shape = tuple(np.broadcast_shapes(*(tuple(a.shape) for a in inputs)))
+    shape = tuple(np.broadcast_shapes(*(tuple(a.shape) for a in arrays)))
     n = math.prod(shape)
     bucket = batch_bucket(n) if be.capabilities().batch_buckets else n
-    per_ray = tuple(a.ndim > 0 for a in inputs)
+    per_ray = tuple(a.ndim > 0 for a in arrays)
     views = PerRayViews(bucket)
     flat = [
-        padded(a, shape, n, bucket) if varies else views(a) for a, varies in zip(inputs, per_ray)
+        padded(a, shape, n, bucket) if varies else views(a) for a, varies in zip(arrays, per_ray)
     ]
     optic = system.optic
     context = (optic, views.dataclass(system.first_order))
     viewed = {}  # one view per medium: the same object before and after means no refraction
-    if not isinstance(given_wavelength, numbers.Real):
-        given_wavelength = flat[4]
-    indices = tuple(viewed.setdefault(id(a), views(a)) for a in system.indices(given_wavelength))
+    wavelength = inputs[4] if isinstance(inputs[4], numbers.Real) else flat[4]
+    indices = tuple(viewed.setdefault(id(a), views(a)) for a in system.indices(wavelength))
     frames = [views.frame(frame) for frame in system.frames]
     surfaces = [views.surface(surface) for surface in optic.surfaces]
     collect = isinstance(roots, list)
@@ -212,8 +202,7 @@ def _prepare(system, inputs, compiler, newton_iterations, roots=None):
 def launch_and_trace(surfaces, frames, indices, context, roots, flagged, qx, qy, px, py, wl):
     """The compiled kernel: (rays, unconverged mask or None).
 
-    Each surface is an ``accel.compiled_stage``: on JAX a stage of its own, so XLA does not
-    recompute the earlier surfaces inside every later one.
+    Each surface a stage: on JAX, XLA then does not recompute earlier surfaces in later ones.
     """
     optic, first_order = context
     rays = launch_rays(optic, qx, qy, px, py, wl, first_order)
@@ -230,10 +219,8 @@ def launch_and_trace(surfaces, frames, indices, context, roots, flagged, qx, qy,
 
 
 def roots_only(surfaces, frames, indices, context, roots, flagged, qx, qy, px, py, wl):
-    """The no-grad first of two passes: the Newton roots, surface by surface.
-
-    Not staged: every surface's roots are results, and a stage's values leave it only as outputs.
-    """
+    """The no-grad first of two passes: the Newton roots, surface by surface."""
+    # Not staged: a stage's values leave it only as its outputs.
     optic, first_order = context
     rays = launch_rays(optic, qx, qy, px, py, wl, first_order)
     return surface_loop(surfaces, frames, indices, rays, collect_roots=True).roots
@@ -277,8 +264,40 @@ def _run(system, inputs, compiler, newton_iterations):
     rays = Rays(**fields)
     if unconverged is None:
         return rays
-    unconverged = unpadded(unconverged, call.shape, call.n)
-    return retrace_unconverged(system, inputs, rays, unconverged)
+    return retrace_unconverged(system, inputs, rays, unpadded(unconverged, call.shape, call.n))
+
+
+def retrace_unconverged(system, inputs, rays, unconverged):
+    """``rays`` (the graph's result) with those flagged in ``unconverged`` traced again eagerly.
+
+    A graph's fixed Newton step count would lose rays the eager loop goes on with, up to the
+    geometry's ``max_iter``; traced again from the start (usually none), their results replace
+    the graph's through a scatter that gradients pass through.  ``inputs``: the kernel's
+    (qx, qy, px, py, wavelength) before padding.  One host read; under a caller's ``jax.jit``
+    the fixed count decides.
+    """
+    if be.is_compiling(unconverged):
+        return rays
+    unconverged = be.detach(unconverged)  # under an eager jax.grad: the concrete mask
+    if not be.item(be.any(unconverged)):  # the one host read
+        return rays
+    shape = tuple(unconverged.shape)
+    mask = be.reshape(unconverged, (-1,))
+
+    def flat(value):
+        return be.reshape(be.broadcast_to(be.asarray(value), shape), (-1,))
+
+    # The eager loop's own step limit, whatever count a caller forced on the graph.
+    with forced_iterations(None):
+        subset = [flat(value)[mask] for value in inputs]
+        launched = launch_rays(system.optic, *subset, system.first_order)
+        again = propagate(system, launched)
+    replaced = {
+        name: be.reshape(be.scatter(flat(getattr(rays, name)), mask, getattr(again, name)), shape)
+        for name in RAY_FIELDS
+        if name != "wavelength"  # the caller's input
+    }
+    return rays.replace(**replaced)
 
 
 def explain_trace(optic, field, pupil, wavelength=None, *, newton_iterations=None):

@@ -1,8 +1,6 @@
-"""The streamed method: fixed memory, slice by slice, with a progress bar.
+"""The streamed method: fixed memory, slices along the pupil axis, with a progress bar.
 
-Each slice of at most ``chunk_rays`` rays along the last axis (the pupil samples of a
-bundle) is traced by the ``inner`` method, exactly as in one batch; a bundle traced this
-way (:func:`optics.trace.iter_bundle`) is generated and reduced slice by slice too.
+Every ray is traced as in one batch; :func:`optics.trace.iter_bundle` reduces slice by slice.
 """
 
 from __future__ import annotations
