@@ -1,21 +1,7 @@
-"""Trace methods: how a batch of rays goes through a prepared system.
+"""Trace methods: how a batch of rays goes through a prepared system (docs/tracing.md).
 
-Every public trace and analysis takes ``method=``: a :class:`TraceMethod`
-object or the name of one.
-
-- ``"eager"`` — :class:`Eager`: the whole batch at once (what gradients and a
-  caller's ``jax.jit``/``vmap`` see);
-- ``"blocked"`` — :class:`Blocked`: cache-sized blocks where the backend
-  gains (no gradient recording, CPU arrays), else one batch; the default;
-- ``"streamed"`` — :class:`Streamed`: fixed memory, slices of ``chunk_rays``
-  rays with a progress bar (10⁶ rays per slice by default);
-- ``"compiled"`` — :class:`Compiled`: the launch and the surface loop as one
-  ``torch.compile`` / ``jax.jit`` graph, the rays its fixed Newton step count
-  leaves unconverged traced again eagerly.
-
-Each method is a module of this package; a new method is a new subclass of
-:class:`TraceMethod`: pass the object, or give the class a ``name`` and it is
-known by that name (:data:`METHODS`) once its module is imported.
+``method=`` takes a :class:`TraceMethod` or the ``name`` of a registered subclass
+(:data:`METHODS`): ``"eager"``, ``"blocked"`` (the default), ``"streamed"``, ``"compiled"``.
 """
 
 from __future__ import annotations

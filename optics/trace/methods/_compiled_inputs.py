@@ -1,7 +1,4 @@
-"""The inputs of a compiled trace: padding, per-ray parameter views, media, topology.
-
-Helpers of :mod:`optics.trace.methods.compiled`; nothing here compiles anything.
-"""
+"""The inputs of a compiled trace (:mod:`.compiled`): padding, per-ray views, topology."""
 
 from __future__ import annotations
 
@@ -13,22 +10,11 @@ from ...surfaces import media
 
 
 class PerRayViews:
-    """Scalars that record gradients as per-ray (stride-0) views; everything else unchanged.
+    """Scalars that record gradients as per-ray (stride-0) views; all else unchanged.
 
-    Why: Inductor's CPU code cannot put a reduction in the loop of the
-    pointwise chain that feeds it.  A scalar parameter used at every surface
-    makes its gradient a sum over rays at every surface, and the backward
-    pass splits into one loop per surface with the ray state written to
-    memory between them (measured: 105 full-size buffers for the Cooke
-    triplet).  Through a per-ray view the gradient stays per-ray inside the
-    graph (one fused loop), and autograd sums it once, outside, per
-    parameter.  Values are unchanged bit for bit.  Surfaces, geometries,
-    frames and paraxial data are shallow-copied, never modified.
-
-    Only for tape autodiff (torch): on JAX a broadcast is a real array
-    (written, read and its cotangent summed: 16 ray-sized arrays each way for
-    the Cooke triplet), while a scalar closed over by the chunked graph has
-    its cotangent summed per chunk inside the loop.
+    A scalar's gradient summed at every surface would split Inductor's backward into a loop
+    per surface (docs/performance.md); only for tape autodiff: on JAX a broadcast is a real
+    array.  Surfaces, frames and paraxial data are shallow-copied, never modified.
     """
 
     def __init__(self, bucket):
@@ -41,12 +27,8 @@ class PerRayViews:
         return value
 
     def _changed(self, items):
-        changes = {}
-        for name, value in items:
-            view = self(value)
-            if view is not value:
-                changes[name] = view
-        return changes
+        viewed = ((name, value, self(value)) for name, value in items)
+        return {name: view for name, value, view in viewed if view is not value}
 
     def dataclass(self, obj):
         """A frozen dataclass with its scalar fields viewed per ray."""
@@ -94,16 +76,7 @@ def topology(optic):
     rows = []
     for surface, (material, direction) in zip(optic.surfaces, media(optic.surfaces)):
         slot = first_seen.setdefault(id(material), len(first_seen))
-        rows.append(
-            (
-                type(surface.geometry).__qualname__,
-                surface.is_mirror,
-                slot,
-                direction,
-                surface.semi_diameter is None,
-                surface.aperture,
-                surface.obscuration is None,
-                surface.has_frame,
-            )
-        )
+        kind = (type(surface.geometry).__qualname__, surface.is_mirror, slot, direction)
+        limits = (surface.semi_diameter is None, surface.aperture, surface.obscuration is None)
+        rows.append((*kind, *limits, surface.has_frame))
     return (optic.object_at_infinity, optic.fields.object_telecentric, tuple(rows))

@@ -1,10 +1,6 @@
 """The interface every trace method implements, and the batch it traces.
 
-A trace method decides *how* a batch of rays goes through a prepared system
-(one batch, cache-sized blocks, fixed-memory slices, one compiled graph);
-*what* is traced — the launch, the aim, the one surface loop of
-:mod:`optics.trace.loop` — is the same for every method.  A method is an
-object; :func:`optics.trace.methods.resolve` turns a name into one.
+A method decides *how* a batch is traced; *what* (launch, aim, the one surface loop) is fixed.
 """
 
 from __future__ import annotations
@@ -50,7 +46,7 @@ class RayBatch:
     @property
     def shape(self) -> tuple:
         """The broadcast shape of every per-ray input."""
-        values = (self.qx, self.qy, self.px, self.py, self.wavelength, self.clip)
+        values = self.inputs()
         shapes = [tuple(be.asarray(v).shape) for v in values if not isinstance(v, (bool, float))]
         return tuple(np.broadcast_shapes(*shapes))
 
@@ -85,8 +81,7 @@ class TraceMethod:
         Returns
         -------
         Traced
-            ``rays`` at the image and ``kept`` (surface index → Rays), every
-            array shaped ``batch.shape``.
+            ``rays`` at the image and ``kept`` (surface index → Rays), shaped ``batch.shape``.
         """
         raise NotImplementedError
 
@@ -109,10 +104,7 @@ class TraceMethod:
 
 
 def resolve(method) -> TraceMethod:
-    """A :class:`TraceMethod` from an object, a name in :data:`METHODS`, or None (the default).
-
-    None means :class:`~optics.trace.methods.Blocked`, which blocks only where
-    the backend gains and is eager everywhere else.
+    """A :class:`TraceMethod` from an object, a name in :data:`METHODS`, or None (``Blocked``).
 
     Raises
     ------

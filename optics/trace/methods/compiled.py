@@ -1,42 +1,7 @@
-"""The fused trace: launch and every surface compiled into one graph (torch or jax backend).
+"""The compiled trace method: launch and every surface as one graph (torch or jax backend).
 
-Eager array code spends most of its time moving temporaries through memory:
-each elementwise operation reads and writes whole ray arrays.  Compiled into
-one graph (``torch.compile``, TorchDynamo + Inductor; or ``jax.jit`` on the jax
-backend, XLA), the per-surface chains
-fuse into a few loops that keep the ray state in registers, so the trace runs
-near the bandwidth of reading and writing the ray state once per surface (see
-docs/performance.md).
-
-What runs where:
-
-- eagerly, before the graph: paraxial data, the object-space field (the real
-  image height solve included) and the refractive indices of the media; these
-  are cheap scalar work with host syncs and warnings of their own;
-- in the graph: the launch and, surface by surface, exactly the eager code of
-  :func:`optics.trace.loop.through_surface`.  Newton solves notice the
-  compilation (:func:`optics.solvers.resolve_settings`) and take a fixed number of masked steps
-  with no data-dependent exit (``static`` solve), so there are no graph breaks.
-
-On JAX the graph is additionally mapped over 4096-ray chunks (``rows=`` of
-:func:`optics.backend.compile_function`) and each surface is a compiled stage
-(:mod:`._compiled_kernels`), and ``jax.grad`` recomputes the forward pass in
-the backward one instead of storing it (see docs/performance.md).
-
-Compiled graphs are cached per (system topology, dtype, device, batch-size
-bucket, which inputs vary per ray, compiler, Newton step count).  On torch,
-batches are padded with chief rays up to the bucket size, so nearby sizes
-share a graph (Inductor compiles for tens of seconds); on jax the bucket is
-the batch size itself (``be.capabilities().batch_buckets``: jit compiles in a second or two,
-and padding and cutting the padding off would copy every array).
-Parameters that are Python numbers are compiled in as constants (changing one
-recompiles); parameters that vary, such as optimization variables, should be
-tensors (``be.parameter``), which enter the graph as inputs.
-
-Results and gradients equal the eager trace's (to round-off).  The rays a
-Newton surface leaves unconverged after the fixed step count (the graph
-returns their mask) are traced again eagerly, where the loop goes on to the
-geometry's ``max_iter`` (:mod:`._compiled_retrace`; one host read per trace).
+The aim runs eagerly first; Newton solves take a fixed number of masked steps in the graph
+and the rays they leave unconverged are traced again eagerly.  See docs/performance.md.
 """
 
 from __future__ import annotations
@@ -56,12 +21,11 @@ from ...geometry.newton_base import NewtonRaphsonGeometry
 from ...rays import Rays
 from ...solvers import current_settings, forced_iterations
 from ..aim import aim
-from ..loop import RAY_FIELDS, Traced
-from ..prepared import prepare
+from ..launch import launch_rays
+from ..loop import RAY_FIELDS, Traced, surface_loop
+from ..prepared import prepare, propagate
 from ..real_image_height import field_parameters
 from ._compiled_inputs import PerRayViews, padded, topology, unpadded
-from ._compiled_kernels import launch_and_trace, roots_only
-from ._compiled_retrace import retrace_unconverged
 from .base import RayBatch, TraceMethod
 
 __all__ = [
@@ -76,43 +40,26 @@ __all__ = [
 
 #: TorchDynamo backend used when a caller does not name one (tests set "aot_eager").
 DEFAULT_COMPILER = "inductor"
-#: Masked Newton steps per surface in a compiled graph (seeded by the base conic,
-#: moderate departures converge in 3-6; a converged ray is frozen by the mask).
-#: A ray still moving after them is traced again eagerly, so the count trades
-#: graph time against eager retraces; it was 12 before the retrace existed
-#: (Chebyshev variant, 1e6 rays, forward+backward: 62 M at 12 steps, 77 M at 6).
+#: Masked Newton steps per surface in a graph (base-conic seeds converge in 3-6): graph
+#: time against eager retraces of the rays still moving after them.
 DEFAULT_NEWTON_ITERATIONS = 6
-#: Inductor settings of the compiled trace.  By default Inductor stops fusing at 64
-#: nodes and writes any pointwise expression of more than 30-50 operations to
-#: memory; a sequential trace is thousands of pointwise operations per ray, so
-#: the defaults cut it into dozens of loops with the ray state stored between
-#: them.  Without those limits forward and backward are one loop each
-#: (measured on the Cooke triplet at 10^6 rays, 2 cores: forward 190 -> 305 M,
-#: forward+backward 17 -> 49 M ray·surfaces/s; compiling takes less time too).
+#: Inductor's default limits cut a trace of thousands of pointwise operations per ray
+#: into dozens of loops with the ray state stored between them; without, one loop each way.
 INDUCTOR_OPTIONS: dict = {
     "max_fusion_size": 100_000,
     "realize_opcount_threshold": 100_000,
     "realize_cpu_opcount_threshold": 100_000,
 }
-#: How much the forward pass keeps for the backward pass (AOTAutograd's activation
-#: memory budget).  Keeping the default 1.0 the forward writes some 30 masks and
-#: intermediate values per ray, and writing that many arrays at once runs at a
-#: third of the speed of the no-grad graph; with 0.0 the forward keeps its inputs
-#: and the backward recomputes the rest in registers (Cooke triplet, 10^6 rays:
-#: forward+backward 69 -> 119 M ray·surfaces/s, 2.4 saved bytes per ray·surface).
-#: With Newton surfaces the backward would recompute the whole fixed-count
-#: iteration, so those graphs keep the default (Chebyshev variant: 40 M vs 38 M).
+#: AOTAutograd's activation memory budget: with 0 the forward keeps only its inputs and
+#: the backward recomputes the rest in registers (writing ~30 masks per ray is slower);
+#: a graph with Newton steps keeps 1, else its backward would recompute the iterations.
 MEMORY_BUDGET = 0.0
 NEWTON_MEMORY_BUDGET = 1.0
-#: With gradients and Newton surfaces, solve the roots first in a no-grad graph
-#: and give them to the gradient graph, which takes no Newton step (only the
-#: implicit correction) and can use :data:`MEMORY_BUDGET`: its backward keeps the
-#: converged roots and recomputes the rest, never the masked iterations.
+#: With gradients and Newton surfaces, a no-grad graph solves the roots first and the
+#: gradient graph takes them (no Newton step, only the implicit correction; budget 0).
 TWO_PASS_NEWTON = True
-#: Rays per chunk of the graph on a backend that maps it over chunks of rows (jax):
-#: the ~20 live float64 temporaries of a surface stay in a core's L2 cache (measured
-#: on the Cooke triplet, 1e6 rays, 2 cores: 2048 and 4096 alike, 16384 half as fast,
-#: unchunked a quarter).
+#: Rays per chunk where the backend maps the graph over rows (jax): a surface's ~20 live
+#: float64 temporaries stay in a core's L2 cache.
 CHUNK_ROWS = 4096
 #: Fewest rays per part of a call split among the CPU cores (jax: one program a core).
 PART_ROWS = 4 * CHUNK_ROWS
@@ -123,42 +70,23 @@ _SMALLEST_BUCKET = 256
 
 @dataclasses.dataclass
 class CompiledTrace:
-    """One cached compiled graph and what it cost.
-
-    Attributes
-    ----------
-    key : tuple
-        The cache key (see the module docstring).
-    function : callable
-        The compiled function.
-    calls : int
-        Calls so far.
-    first_call_seconds : float or None
-        Wall time of the first call, which includes the compilation.
-    """
+    """One cached compiled graph (its cache key and compiled function) and what it cost."""
 
     key: tuple
     function: object
     calls: int = 0
-    first_call_seconds: float | None = None
+    first_call_seconds: float | None = None  # wall time of the first call, compiling included
 
 
 _CACHE: OrderedDict = OrderedDict()
 
 
 def batch_bucket(n: int) -> int:
-    """Padded batch size for n rays: the smallest m·2^k >= n with m in 4..7 (at least 256).
-
-    At most 25 % of a padded batch is padding, and sizes from 256 to 10^7
-    share about 60 buckets.
-    """
+    """Padded batch size for n rays: the smallest m·2^k >= n, m in 4..7, at least 256 (<= 25 %)."""
     if n <= _SMALLEST_BUCKET:
         return _SMALLEST_BUCKET
     k = max(int(math.floor(math.log2(n))) - 2, 0)
-    for m in (4, 5, 6, 7, 8):
-        if m << k >= n:
-            return m << k
-    return 8 << k  # pragma: no cover - m = 8 always reaches n
+    return next(m << k for m in (4, 5, 6, 7, 8) if m << k >= n)  # 8 << k > n always
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -168,19 +96,16 @@ class Compiled(TraceMethod):
     Parameters
     ----------
     compiler : str, optional
-        TorchDynamo backend: ``"inductor"`` (fused kernels, tens of seconds
-        to compile on 2 cores) or ``"aot_eager"`` (no code generation; for
-        tests of the captured graph); :data:`DEFAULT_COMPILER` by default.
+        TorchDynamo backend: ``"inductor"`` (fused kernels; tens of seconds to compile) or
+        ``"aot_eager"`` (no code generation; tests); :data:`DEFAULT_COMPILER` by default.
     newton_iterations : int, optional
-        Masked Newton steps per Newton surface; by default the count of an
-        enclosing ``forced_iterations`` block, else
-        :data:`DEFAULT_NEWTON_ITERATIONS`.
+        Masked Newton steps per Newton surface; by default an enclosing
+        ``forced_iterations`` count, else :data:`DEFAULT_NEWTON_ITERATIONS`.
 
     Raises
     ------
     ConfigurationError
-        On a backend that cannot compile (NumPy), and for a batch that asks
-        for rays along the way or clips only some rays.
+        On a backend that cannot compile (NumPy); for rays along the way or partial clipping.
     """
 
     compiler: str | None = None
@@ -189,20 +114,22 @@ class Compiled(TraceMethod):
     keeps_surfaces = False
 
     def trace(self, system, batch: RayBatch) -> Traced:
-        _require_compilable()
+        if not be.can_compile():
+            raise ConfigurationError(
+                f"method='compiled' needs a backend that compiles graphs, not {be.get_backend()!r} "
+                "(be.set_backend('torch') or 'jax', or `with be.using('jax'):`); "
+                "the NumPy backend traces eagerly only"
+            )
         if batch.keep or batch.clip is not True:
             raise ConfigurationError(
                 "the compiled trace method returns the rays at the image only, every clear "
                 "aperture applied (method='eager' or 'blocked' records the surfaces on the way)"
             )
-        rays = _compiled_trace(system, batch, self.compiler, self.newton_iterations)
+        inputs, aimed = _launch_inputs(system, batch)
+        rays = _run(system, inputs, self.compiler, self.newton_iterations)
+        if aimed is not None:
+            rays = rays.replace(valid=be.logical_and(rays.valid, aimed))
         return Traced(rays, {})
-
-
-def _compiled_trace(system, batch, compiler, newton_iterations):
-    context, inputs, aimed = _launch_inputs(system, batch)
-    rays = _run(system, context, inputs, compiler, newton_iterations)
-    return rays if aimed is None else rays.replace(valid=be.logical_and(rays.valid, aimed))
 
 
 def cache_entries() -> list[CompiledTrace]:
@@ -215,86 +142,88 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
-# --- machinery ---------------------------------------------------------------------------
-
-
 def _launch_inputs(system, batch):
-    """The eager part of a compiled trace: the aim, before the graph.
-
-    Returns the context (optic, first-order data), the kernel inputs and,
-    under real aiming, the mask of rays whose aim converged (None otherwise).
-    """
-    optic, first_order = system.optic, system.first_order
+    """The kernel inputs after the eager aim, and the mask of converged aims (None if paraxial)."""
     qx, qy, px, py, wavelength = batch.qx, batch.qy, batch.px, batch.py, batch.wavelength
     aimed = None
     if system.aiming == "real":
-        result = aim(optic, qx, qy, px, py, be.asarray(wavelength), first_order)
+        result = aim(system.optic, qx, qy, px, py, be.asarray(wavelength), system.first_order)
         px, py, aimed = result.px, result.py, result.converged
-    # The wavelength stays as given: a Python number lets the media's indices be
-    # evaluated on the host (optics.materials.index_at); _prepare converts it.
+    # A Python-number wavelength stays one, so the media's indices are evaluated on the host.
     inputs = [be.asarray(v) for v in (qx, qy, px, py)] + [wavelength]
-    return (optic, first_order), inputs, aimed
+    return inputs, aimed
 
 
-def _require_compilable():
-    if not be.can_compile():
-        raise ConfigurationError(
-            f"method='compiled' needs a backend that compiles graphs, not {be.get_backend()!r} "
-            "(be.set_backend('torch') or 'jax', or `with be.using('jax'):`); "
-            "the NumPy backend traces eagerly only"
-        )
+def _has_newton(surfaces):
+    return any(isinstance(s.geometry, NewtonRaphsonGeometry) for s in surfaces)
 
 
-def _prepare(system, context, inputs, compiler, newton_iterations, roots=None):
-    """Pad the per-ray inputs to the bucket; the kernel, its arguments and the cache key.
-
-    ``roots``: None for the graph that traces; a list for the no-grad pass
-    that returns the Newton roots; a tuple of them for the gradient pass.
-    """
+def _prepare(system, inputs, compiler, newton_iterations, roots=None):
+    """The padded call: kernel, arguments, cache key (``roots``: None, [] to collect, or given)."""
     compiler = DEFAULT_COMPILER if compiler is None else compiler
-    given_wavelength = inputs[4]
-    inputs = [be.asarray(a) for a in inputs]
+    arrays = [be.asarray(a) for a in inputs]
     iterations = newton_iterations
     if iterations is None:
         iterations = current_settings().forced_iterations or DEFAULT_NEWTON_ITERATIONS
-    shape = tuple(np.broadcast_shapes(*(tuple(a.shape) for a in inputs)))
+    shape = tuple(np.broadcast_shapes(*(tuple(a.shape) for a in arrays)))
     n = math.prod(shape)
     bucket = batch_bucket(n) if be.capabilities().batch_buckets else n
-    per_ray = tuple(a.ndim > 0 for a in inputs)
+    per_ray = tuple(a.ndim > 0 for a in arrays)
     views = PerRayViews(bucket)
     flat = [
-        padded(a, shape, n, bucket) if varies else views(a) for a, varies in zip(inputs, per_ray)
+        padded(a, shape, n, bucket) if varies else views(a) for a, varies in zip(arrays, per_ray)
     ]
     optic = system.optic
+    context = (optic, views.dataclass(system.first_order))
     viewed = {}  # one view per medium: the same object before and after means no refraction
-    if not isinstance(given_wavelength, numbers.Real):
-        given_wavelength = flat[4]
-    indices = tuple(viewed.setdefault(id(a), views(a)) for a in system.indices(given_wavelength))
+    wavelength = inputs[4] if isinstance(inputs[4], numbers.Real) else flat[4]
+    indices = tuple(viewed.setdefault(id(a), views(a)) for a in system.indices(wavelength))
     frames = [views.frame(frame) for frame in system.frames]
-    context = (context[0], views.dataclass(context[1]))
     surfaces = [views.surface(surface) for surface in optic.surfaces]
     collect = isinstance(roots, list)
     given = tuple(roots) if isinstance(roots, tuple) else ()
-    newton = any(isinstance(s.geometry, NewtonRaphsonGeometry) for s in optic.surfaces)
+    newton = _has_newton(optic.surfaces)
     flagged = newton and not collect  # the unconverged rays come out, to be traced again
     arguments = (surfaces, frames, indices, context, given, flagged, *flat)
     kinds = tuple((str(a.dtype), be.device_of(a)) for a in flat)
     options = tuple(sorted(INDUCTOR_OPTIONS.items())) if compiler == "inductor" else ()
     kind = "roots" if collect else "trace"
-    key = (
-        kind,
-        topology(optic),
-        kinds,
-        bucket,
-        per_ray,
-        compiler,
-        options,
-        iterations,
-        bool(given),
-    )
+    structure = topology(optic)
+    key = (kind, structure, kinds, bucket, per_ray, compiler, options, iterations, bool(given))
     kernel = roots_only if collect else launch_and_trace
     budget = NEWTON_MEMORY_BUDGET if newton and not given else MEMORY_BUDGET
     return _Call(kernel, arguments, key, compiler, iterations, budget, shape, n)
+
+
+# The kernels, what runs inside the graph, take no default or keyword-only arguments: the
+# torch path compiles a private copy of their code, which does not carry defaults.
+
+
+def launch_and_trace(surfaces, frames, indices, context, roots, flagged, qx, qy, px, py, wl):
+    """The compiled kernel: (rays, unconverged mask or None).
+
+    Each surface a stage: on JAX, XLA then does not recompute earlier surfaces in later ones.
+    """
+    optic, first_order = context
+    rays = launch_rays(optic, qx, qy, px, py, wl, first_order)
+    traced = surface_loop(
+        surfaces,
+        frames,
+        indices,
+        rays,
+        roots=roots or None,
+        flag_unconverged=flagged,
+        stage=accel.compiled_stage,
+    )
+    return traced.rays, traced.unconverged
+
+
+def roots_only(surfaces, frames, indices, context, roots, flagged, qx, qy, px, py, wl):
+    """The no-grad first of two passes: the Newton roots, surface by surface."""
+    # Not staged: a stage's values leave it only as its outputs.
+    optic, first_order = context
+    rays = launch_rays(optic, qx, qy, px, py, wl, first_order)
+    return surface_loop(surfaces, frames, indices, rays, collect_roots=True).roots
 
 
 @dataclasses.dataclass(frozen=True)
@@ -311,19 +240,18 @@ class _Call:
     n: int
 
 
-def _run(system, context, inputs, compiler, newton_iterations):
+def _run(system, inputs, compiler, newton_iterations):
     """Call (compiling on first use) the cached graph, and cut the padding off its result."""
     roots = None
-    newton = any(isinstance(s.geometry, NewtonRaphsonGeometry) for s in system.surfaces)
-    # Only a tape (torch) gains: JAX's backward recomputes the forward anyway, and one
-    # pass is faster there (Chebyshev variant, 1e6 rays: 1.06 s against 1.46 s).
+    newton = _has_newton(system.surfaces)
+    # Only a tape (torch) gains: JAX's backward recomputes the forward anyway (one pass faster).
     if TWO_PASS_NEWTON and newton and be.grad_active() and be.autodiff_kind() == "tape":
         with be.no_grad():
-            call = _prepare(system, context, inputs, compiler, newton_iterations, roots=[])
+            call = _prepare(system, inputs, compiler, newton_iterations, roots=[])
             with forced_iterations(call.iterations):
                 roots = tuple(_entry(call).function(*call.arguments))
         newton_iterations = 0  # the gradient graph takes the roots: no Newton step
-    call = _prepare(system, context, inputs, compiler, newton_iterations, roots)
+    call = _prepare(system, inputs, compiler, newton_iterations, roots)
     entry = _entry(call)
     started = time.perf_counter()
     with forced_iterations(call.iterations):
@@ -336,8 +264,40 @@ def _run(system, context, inputs, compiler, newton_iterations):
     rays = Rays(**fields)
     if unconverged is None:
         return rays
-    unconverged = unpadded(unconverged, call.shape, call.n)
-    return retrace_unconverged(system, inputs, rays, unconverged)
+    return retrace_unconverged(system, inputs, rays, unpadded(unconverged, call.shape, call.n))
+
+
+def retrace_unconverged(system, inputs, rays, unconverged):
+    """``rays`` (the graph's result) with those flagged in ``unconverged`` traced again eagerly.
+
+    A graph's fixed Newton step count would lose rays the eager loop goes on with, up to the
+    geometry's ``max_iter``; traced again from the start (usually none), their results replace
+    the graph's through a scatter that gradients pass through.  ``inputs``: the kernel's
+    (qx, qy, px, py, wavelength) before padding.  One host read; under a caller's ``jax.jit``
+    the fixed count decides.
+    """
+    if be.is_compiling(unconverged):
+        return rays
+    unconverged = be.detach(unconverged)  # under an eager jax.grad: the concrete mask
+    if not be.item(be.any(unconverged)):  # the one host read
+        return rays
+    shape = tuple(unconverged.shape)
+    mask = be.reshape(unconverged, (-1,))
+
+    def flat(value):
+        return be.reshape(be.broadcast_to(be.asarray(value), shape), (-1,))
+
+    # The eager loop's own step limit, whatever count a caller forced on the graph.
+    with forced_iterations(None):
+        subset = [flat(value)[mask] for value in inputs]
+        launched = launch_rays(system.optic, *subset, system.first_order)
+        again = propagate(system, launched)
+    replaced = {
+        name: be.reshape(be.scatter(flat(getattr(rays, name)), mask, getattr(again, name)), shape)
+        for name in RAY_FIELDS
+        if name != "wavelength"  # the caller's input
+    }
+    return rays.replace(**replaced)
 
 
 def explain_trace(optic, field, pupil, wavelength=None, *, newton_iterations=None):
@@ -349,8 +309,8 @@ def explain_trace(optic, field, pupil, wavelength=None, *, newton_iterations=Non
     system = prepare(optic)
     wavelength = system.optic.primary_wavelength if wavelength is None else wavelength
     batch = RayBatch(*field_parameters(system, *field), *pupil, wavelength)
-    context, inputs, _ = _launch_inputs(system, batch)
-    call = _prepare(system, context, inputs, "eager", newton_iterations)
+    inputs, _ = _launch_inputs(system, batch)
+    call = _prepare(system, inputs, "eager", newton_iterations)
     with forced_iterations(call.iterations):
         return be.explain_compile(call.kernel, *call.arguments)
 

@@ -1,8 +1,4 @@
-"""The eager method: the whole batch at once, every operation on whole ray arrays.
-
-What a gradient records, what a caller's ``jax.jit`` or ``jax.vmap`` traces,
-and the reference every other method is measured against.
-"""
+"""The eager method: the whole batch at once (what gradients and a caller's jit/vmap see)."""
 
 from __future__ import annotations
 
@@ -17,7 +13,7 @@ from .base import RayBatch, TraceMethod
 
 @dataclass(frozen=True, repr=False)
 class Eager(TraceMethod):
-    """Trace the batch in one piece (see the module docstring)."""
+    """Trace the batch in one piece."""
 
     name = "eager"
 
@@ -52,15 +48,10 @@ def _laid_out(indices, shape, flat):
     if not flat:
         return indices
     done = {}
-    out = []
     for n in indices:
-        key = id(n)
-        if key not in done:
+        if id(n) not in done:
             value = be.asarray(n)
             if value.ndim and be.size(value) > 1:
-                value = be.reshape(be.broadcast_to(value, shape), (-1,))
-            elif value.ndim:
-                value = be.reshape(value, (1,))
-            done[key] = value
-        out.append(done[key])
-    return tuple(out)
+                value = be.broadcast_to(value, shape)
+            done[id(n)] = be.reshape(value, (-1,)) if value.ndim else value
+    return tuple(done[id(n)] for n in indices)

@@ -1,12 +1,6 @@
-"""The streamed method: fixed memory, slice by slice, with a progress bar.
+"""The streamed method: fixed memory, slices along the pupil axis, with a progress bar.
 
-A batch is traced in consecutive slices of at most ``chunk_rays`` rays along
-its last axis (the pupil samples of a bundle), each slice by the ``inner``
-method, so the trace's temporaries never exceed one slice.  A bundle traced
-this way (:func:`optics.trace.iter_bundle`) can be reduced slice by slice,
-and a default hexapolar pupil is generated slice by slice too, so a trace of
-1e8 rays never holds more than one slice.  Every ray is traced exactly as in
-one batch.
+Every ray is traced as in one batch; :func:`optics.trace.iter_bundle` reduces slice by slice.
 """
 
 from __future__ import annotations
@@ -16,8 +10,9 @@ from dataclasses import dataclass
 
 from ... import backend as be
 from ...rays import Rays
-from ..loop import Traced
+from ..loop import RAY_FIELDS, Traced
 from .base import RayBatch, TraceMethod, resolve
+from .blocked import columns
 
 
 @dataclass(frozen=True, repr=False)
@@ -27,11 +22,9 @@ class Streamed(TraceMethod):
     Parameters
     ----------
     chunk_rays : int
-        Rays per slice (a bundle's slice holds at least one pupil sample of
-        every wavelength and field); 10⁶ by default.
+        Rays per slice (at least one pupil sample of every wavelength and field); 10⁶ by default.
     progress : bool, optional
-        Show a progress bar (tqdm, when installed); by default only when
-        stderr is a terminal.
+        Show a progress bar (tqdm, when installed); by default only when stderr is a terminal.
     inner : TraceMethod or str, optional
         How each slice is traced; the backend's default method by default.
     """
@@ -81,7 +74,7 @@ class Streamed(TraceMethod):
         bar = self.progress_bar(n * per_sample)
         try:
             for start in range(0, n, step):
-                cut = [_cut(v, n, start, start + step) for v in batch.inputs()]
+                cut = [columns(v, n, start, start + step) for v in batch.inputs()]
                 parts.append(inner.trace(system, RayBatch(*cut, batch.keep)))
                 if bar is not None:
                     bar.update(min(step, n - start) * per_sample)
@@ -92,25 +85,14 @@ class Streamed(TraceMethod):
         return Traced(joined([p.rays for p in parts]), kept)
 
 
-def _cut(value, n, start, stop):
-    """Columns start:stop of an input whose last axis has the length n (else the input)."""
-    if be.is_array(value) and value.ndim and value.shape[-1] == n:
-        return value[..., start:stop]
-    return value
-
-
 def joined(parts):
     """Rays of consecutive slices joined along the last axis."""
-    names = [name for name in Rays.__dataclass_fields__]
-    first = parts[0]
+    lead = tuple(parts[0].x.shape[:-1])
     out = {}
-    for name in names:
+    for name in RAY_FIELDS:
         values = [getattr(p, name) for p in parts]
         if be.is_array(values[0]) and values[0].ndim:
-            shape = tuple(first.x.shape[:-1])
-            values = [
-                be.broadcast_to(v, shape + (tuple(p.x.shape)[-1],)) for v, p in zip(values, parts)
-            ]
+            values = [be.broadcast_to(v, lead + (p.x.shape[-1],)) for v, p in zip(values, parts)]
             out[name] = be.concatenate(values, axis=-1)
         else:
             out[name] = values[0]
