@@ -1,8 +1,6 @@
 """Gradient switches: the one place optics asks whether derivatives are being taken.
 
-torch records on a tape (a mode, trainable leaves); jax transforms functions, so there
-"recording" means "a JAX transformation is tracing" (docs/backend.md, "Derivatives on
-JAX"); NumPy has neither, and the switches are no-ops.
+On jax "recording" means "a transformation traces" (docs/backend.md, "Derivatives on JAX").
 """
 
 from __future__ import annotations
@@ -10,22 +8,21 @@ from __future__ import annotations
 import contextlib
 
 from . import _config, _registry
+from ._creation import array
 from ._dispatch import configured, impl_of, impls_of
 
 
 def grad_active(*arrays) -> bool:
     """True when derivatives of the current computation may be taken.
 
-    torch: ``torch.is_grad_enabled()``; jax: a transformation (``grad``, ``jit``, ``vmap``
-    ...) traces outside a :func:`no_grad` block; NumPy: False.  Given ``arrays``, their
-    backends answer (any one is enough); without, the configured one or any JAX trace.
+    torch: ``torch.is_grad_enabled()``; jax: a transformation traces outside :func:`no_grad`.
+    Given ``arrays``, their backends answer (any one); else the configured one or any jax trace.
     """
     impls = impls_of(arrays) if arrays else [configured()]
     if any(impl.grad_enabled() for impl in impls):
         return True
     if configured().compiling():
         return False  # inside a torch.compile graph: nothing else is asked (no graph breaks)
-    # A transformation that is tracing is active whatever backend is configured.
     return any(
         impl.grad_enabled()
         for impl in _registry.loaded()
@@ -55,18 +52,12 @@ def _stacked(contexts):
 
 
 def no_grad():
-    """Context manager: nothing is recorded inside, on every loaded backend.
-
-    On JAX only :func:`grad_active` turns False (the caller detaches its inputs).
-    """
+    """Context manager: nothing is recorded inside (on jax: :func:`grad_active` is False)."""
     return _all("no_grad")
 
 
 def enable_grad():
-    """Context manager turning derivatives back on inside a :func:`no_grad` block.
-
-    For caches of parameter-derived values, so a no-grad solve never fills them detached.
-    """
+    """Context manager turning derivatives back on inside :func:`no_grad` (for caches)."""
     return _all("enable_grad")
 
 
@@ -83,11 +74,7 @@ def detach(x):
 
 
 def detach_all(obj):
-    """``obj`` (an optic, a surface, a dataclass ...) with every array in it detached.
-
-    ``obj`` itself on torch and NumPy (``no_grad()`` suffices); while a JAX
-    transformation traces, a shallow copy whose arrays went through ``stop_gradient``.
-    """
+    """``obj`` with every array detached: itself, or while jax traces a ``stop_gradient`` copy."""
     if configured().compiling():
         return obj
     for impl in _registry.loaded():
@@ -104,13 +91,7 @@ def requires_grad(x) -> bool:
 
 
 def parameter(value, dtype=None):
-    """A trainable value: a leaf requiring grad on torch, a plain array elsewhere.
-
-    The one way an array becomes a leaf.  JAX has none: differentiate a function of
-    the value with ``jax.grad`` or :func:`value_and_gradient`.
-    """
-    from ._creation import array
-
+    """A trainable value: the one way to make a torch leaf; a plain array elsewhere."""
     return configured().as_parameter(array(value, dtype=dtype))
 
 
@@ -122,10 +103,8 @@ def autodiff_kind(name=None):
 def recompute(fn, *arrays):
     """``fn(*arrays)`` whose intermediates are not kept for the backward pass.
 
-    On eager torch while recording, a checkpoint: only ``arrays`` (of one backend) are
-    saved and ``fn`` (pure in them and the parameters it closes over) runs again in the
-    backward pass, so a Newton surface's slopes cost their inputs' memory and one more
-    evaluation.  Elsewhere a plain call; ``fn`` returns an array or a tuple of them.
+    Recording eager torch checkpoints: only ``arrays`` are saved and ``fn`` (pure in them and
+    the parameters it closes over) runs again backward.  Elsewhere a plain call.
     """
     impl = impls_of(arrays)[0]
     own = getattr(impl, "recompute", None)
@@ -133,26 +112,21 @@ def recompute(fn, *arrays):
 
 
 def graph_free_loop(body, state, steps, active=None):
-    """``state`` after ``steps`` applications of ``body``, never differentiated.
+    """``state`` after at most ``steps`` applications of ``body``, never differentiated.
 
-    A Python loop on NumPy and torch (inside :func:`no_grad`), one ``lax.while_loop`` on
-    stop-gradient inputs on JAX: the host-sync-free loop of the compiled solver paths.
+    A Python loop under :func:`no_grad` on NumPy and torch, one ``lax.while_loop`` on
+    stop-gradient inputs on jax: the host-sync-free loop of the compiled solver paths.
 
     Parameters
     ----------
     body : callable
-        ``state -> state``, the same structure and shapes out as in.
+        ``state -> state`` with the same structure and shapes.
     state : array or tuple of arrays
-        The starting state (used detached).
+        The start (used detached); the final state is returned detached.
     steps : int
-        Most applications of ``body``.
     active : callable, optional
-        ``state -> bool array``; JAX stops once it is false everywhere (``body`` must
+        ``state -> bool array``; jax stops once it is false everywhere (``body`` must
         leave such a state unchanged).
-
-    Returns
-    -------
-    The final state, detached.
     """
     leaves = list(state) if isinstance(state, (tuple, list)) else [state]
     return impls_of(leaves)[0].graph_free_loop(body, state, int(steps), active)

@@ -1,7 +1,4 @@
-"""Whole-graph compilation behind backend-neutral names (``torch.compile``, ``jax.jit``).
-
-Nothing here imports a library: the implementation modules do, when they are loaded.
-"""
+"""Whole-graph compilation (``torch.compile``, ``jax.jit``) behind names that import no library."""
 
 from __future__ import annotations
 
@@ -12,16 +9,13 @@ from . import _config, _registry
 from ._compile_report import CompileReport
 from ._dispatch import configured, impl_of
 
-#: Functions evaluated once while a graph is traced (their results baked in):
-#: reads of ``contextvars`` configuration that TorchDynamo cannot trace.
 TRACE_CONSTANTS = [_config.get_backend, _config.get_precision, _config.get_device]
 
 
 def trace_constant(fn):
     """Decorator: ``fn()`` is evaluated once while a graph is traced, its result baked in.
 
-    For configuration reads a compiler cannot trace (``ContextVar.get`` under TorchDynamo).
-    A baked result is not re-checked, so callers put the value in their cache key.
+    For reads a compiler cannot trace (``ContextVar.get``); callers key their cache on the value.
     """
     TRACE_CONSTANTS.append(fn)
     for impl in _registry.loaded():
@@ -41,8 +35,8 @@ _registry.LOAD_HOOKS.append(_mark_trace_constants)
 def is_compiling(*arrays) -> bool:
     """True while a graph compiler traces the calling code: values cannot be read on the host.
 
-    TorchDynamo capturing; on JAX, when one of ``arrays`` is abstract (a ``jit``/``vmap``
-    tracer, not eager ``jax.grad``), or without arrays whenever a transformation traces.
+    TorchDynamo capturing; on jax, one of ``arrays`` abstract (a ``jit``/``vmap`` tracer, not
+    eager ``jax.grad``), or without arrays any transformation tracing.
     """
     if configured().compiling():
         return True  # checked first: TorchDynamo traces nothing of another library here
@@ -55,10 +49,7 @@ def is_compiling(*arrays) -> bool:
 
 
 def is_abstract(value) -> bool:
-    """True when ``value`` has no value to read on the host: a ``jax.jit``/``jax.vmap`` tracer.
-
-    Checks that would read it (a warning, an error, a rescue step) are skipped then.
-    """
+    """True when ``value`` cannot be read on the host (a ``jit``/``vmap`` tracer): skip checks."""
     if isinstance(value, (int, float, complex, np.ndarray, np.generic)):
         return False
     return impl_of(value).abstract(value)
@@ -70,36 +61,23 @@ def can_compile() -> bool:
 
 
 def compile_function(fn, *, rows=None, chunk_rows=None, runner=None, **options):
-    """``fn`` compiled into one graph by the configured backend.
+    """``fn`` compiled by the configured backend into one graph, reused for matching shapes.
+
+    Compiles on the first call; raises ConfigurationError on a backend that does not (NumPy).
 
     Parameters
     ----------
     fn : callable
-        Takes and returns arrays of the configured backend (and plain Python
-        structures of them, and objects holding them).
+        Takes and returns arrays of the configured backend (also in Python structures and
+        objects holding them).
     rows : int, optional
-        A promise that ``fn`` is row-independent along the leading axis of every
-        argument array of this length.  A backend with ``compile_uses_rows`` (jax) then
-        runs the graph over chunks of rows and hands each call to ``runner``.
-    chunk_rows : int, optional
-        With ``rows``: rows per chunk (None: one chunk).
-    runner : object, optional
-        With ``rows``: what runs each call, such as :class:`optics.accel.RowParts`
-        (parts side by side on the CPU cores; None: the whole call).  The values do
-        not depend on the sizes or the runner.
+        A promise that ``fn`` is row-independent along the leading axis of every argument
+        array of this length: a ``compile_uses_rows`` backend (jax) then runs the graph over
+        chunks of ``chunk_rows`` rows (None: one), each call run by ``runner`` (such as
+        :class:`optics.accel.RowParts`; None: the whole call).  Values do not depend on either.
     **options
         Backend-specific (torch: ``compiler``, ``dynamic``, ``fullgraph``, ``mode``,
         ``options``, ``memory_budget``, ``private``); jax ignores them.
-
-    Returns
-    -------
-    callable
-        Compiled on the first call; later calls with matching shapes reuse it.
-
-    Raises
-    ------
-    ConfigurationError
-        When the configured backend does not compile (NumPy).
     """
     if not can_compile():
         raise ConfigurationError(

@@ -65,11 +65,10 @@ def _convert(obj, dtype, device, **copy):
 
 def _float_dtype_of(impl, obj):
     """The configured float dtype for Python floats (and lists of them), else None (kept)."""
-    if isinstance(obj, float):  # no NumPy probe: TorchDynamo cannot trace one
-        return impl.float_dtype(_config.get_precision())
-    if _holds_array(obj):
-        return None
-    return impl.float_dtype(_config.get_precision()) if np.asarray(obj).dtype.kind == "f" else None
+    # A float first, without the NumPy probe: TorchDynamo cannot trace one.
+    if isinstance(obj, float) or (not _holds_array(obj) and np.asarray(obj).dtype.kind == "f"):
+        return _default_dtype(impl, None)
+    return None
 
 
 def _holds_array(obj):
@@ -154,20 +153,13 @@ _EPS_CACHE: dict = {}
 
 
 def finfo(x):
-    """Floating-point limits of an array's dtype, or of a dtype.
+    """The library's finfo (``eps``, ``max``, ``tiny``) of an array's dtype or of a dtype.
 
-    Parameters
-    ----------
-    x : array, dtype, dtype class (``np.float32``) or Python float (counts as float64)
-
-    Returns
-    -------
-    finfo
-        The library's finfo (``numpy.finfo``, ``torch.finfo`` ...): ``eps``, ``max``, ``tiny``.
+    ``x`` may also be a dtype class (``np.float32``) or a Python float (float64).
     """
     if isinstance(x, (float, int)) or x is float or x is int:
         return np.finfo(np.float64)
-    if isinstance(x, type) or isinstance(x, np.dtype):  # np.float32, np.dtype("float32")
+    if isinstance(x, (type, np.dtype)):  # np.float32, np.dtype("float32")
         return np.finfo(x)
     dtype = getattr(x, "dtype", x)
     for impl in _registry.loaded():
@@ -179,10 +171,7 @@ def finfo(x):
 
 
 def machine_eps(x) -> float:
-    """Machine epsilon of x's floating dtype (2**-52 float64, 2**-23 float32).
-
-    A Python float counts as float64.  Thresholds in optics are multiples of it.
-    """
+    """Machine epsilon of x's float dtype (2**-52 float64 and Python floats, 2**-23 float32)."""
     if isinstance(x, (float, int)):
         x = float
     dtype = x if isinstance(x, type) else getattr(x, "dtype", x)
@@ -197,7 +186,7 @@ def to_numpy(x):
     """A NumPy copy/view of x, detached from any graph (for I/O and plots only)."""
     if isinstance(x, np.ndarray):
         return x
-    if isinstance(x, (int, float, list, tuple)) or isinstance(x, np.generic):
+    if isinstance(x, (int, float, list, tuple, np.generic)):
         return np.asarray(x)
     return impl_of(x).to_numpy(x)
 

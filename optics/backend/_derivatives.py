@@ -1,8 +1,4 @@
-"""Exact derivatives at a point, on any backend that differentiates.
-
-Callers (optimize, gradcheck, tolerancing, tests) never see torch or jax: each such backend
-supplies ``value_and_grad`` and ``jacobian``; on NumPy these raise ConfigurationError.
-"""
+"""Exact derivatives at a point on any backend that differentiates (NumPy values in and out)."""
 
 from __future__ import annotations
 
@@ -34,10 +30,6 @@ def _points(values):
     return [array(float(v)) for v in np.asarray(values, dtype=float).ravel()]
 
 
-def _floats(arrays):
-    return np.array([float(to_numpy(a)) for a in arrays]) if arrays else np.zeros(0)
-
-
 def value_and_gradient(loss_fn, values):
     """The loss and its exact gradient at ``values``.
 
@@ -46,7 +38,6 @@ def value_and_gradient(loss_fn, values):
     loss_fn : callable
         Maps a list of n 0-d arrays to a 0-d loss.
     values : array_like, shape (n,)
-        The point.
 
     Returns
     -------
@@ -54,8 +45,8 @@ def value_and_gradient(loss_fn, values):
     gradient : ndarray, shape (n,)
     """
     require_autograd("an autograd gradient")
-    loss, grads = configured().value_and_grad(lambda *p: loss_fn(list(p)), _points(values))
-    return float(to_numpy(loss)), _floats(grads)
+    loss, grads = gradients(lambda *p: loss_fn(list(p)), _points(values))
+    return loss, np.array(grads, dtype=float)
 
 
 def residuals_and_jacobian(residual_fn, values):

@@ -84,11 +84,9 @@ _PY_SCALARS = frozenset((float, int, bool))
 
 
 def where(cond, a, b):
-    """``a`` where ``cond`` else ``b``, elementwise.
+    """``a`` where ``cond`` else ``b``; a Python scalar takes the array operand's dtype and device.
 
-    A Python scalar takes the dtype and device of the array operand (never a
-    float64 -> float32 downcast of an array); when both are Python floats the
-    result has the configured precision.
+    Two Python floats give the configured precision (an array is never downcast).
     """
     impl = _BY_TYPE.get(type(cond))
     a_scalar, b_scalar = type(a) in _PY_SCALARS, type(b) in _PY_SCALARS
@@ -137,19 +135,18 @@ def matmul(a, b):
 
 
 def solve(a, b):
-    """Solve the (batched) dense linear system a @ x = b.
+    """x solving the batched dense system a @ x = b, ``a`` of shape (..., M, M).
 
-    ``a`` has shape (..., M, M); ``b`` is a vector only when it is 1-D (shape
-    (M,)), otherwise a stack of matrices (..., M, K), as in NumPy 2 and the
-    Array API.  For a batch of vectors (..., M) solve with ``b[..., None]``.
+    ``b`` is a vector only when 1-D, (M,); otherwise matrices (..., M, K), as in NumPy 2
+    and the Array API (a batch of vectors (..., M): pass ``b[..., None]``).
     """
     return impl_of_all(a, b).solve(a, b)
 
 
 def scatter(base, mask, values):
-    """Copy of ``base`` with ``values`` written where ``mask`` is true (in order).
+    """Copy of ``base`` with ``values`` written, in order, where ``mask`` is true.
 
-    Gradient flows to both ``base`` (outside the mask) and ``values`` on torch;
-    this is how a computation done on a gathered subset ``x[mask]`` is put back.
+    How work on a gathered subset ``x[mask]`` is put back; gradients reach both ``base``
+    (outside the mask) and ``values``.
     """
     return impl_of_all(base, values).scatter(base, mask, values)

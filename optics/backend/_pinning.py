@@ -1,9 +1,4 @@
-"""One configuration per call: the backend, precision and device a public call started on.
-
-A pinned function holds the settings in force when it is called in this thread's
-contextvars until it returns, so another thread's ``set_backend`` applies from the next
-call on (docs/backend.md, "Threads and tasks").  Packages pin with :func:`pin_public`.
-"""
+"""Pinning: a call runs under the backend, precision and device it started on (contextvars)."""
 
 from __future__ import annotations
 
@@ -19,7 +14,7 @@ _PINNED = ContextVar("optics_pinned", default=False)
 
 @contextlib.contextmanager
 def _held(values):
-    """Hold ``values`` ({"backend": ...}) as this context's overrides, marked pinned."""
+    """Hold ``values`` ({"backend": ...}; None: nothing) as this context's pinned overrides."""
     if values is None:
         yield
         return
@@ -57,27 +52,19 @@ def _stepped(steps, values):
 
 
 def pinned(function):
-    """Decorate ``function`` (or a generator function) so that a call runs under one configuration.
+    """``function`` (or a generator function) wrapped to run under one configuration.
 
-    The backend, precision and device in force when the call starts (a generator's: when
-    it is created) hold until it returns, whatever other threads set meanwhile.  The
-    result is a ``functools.wraps`` of ``function`` (``__wrapped__`` is the original).
+    The settings in force when a call starts (a generator's: when it is created) hold until
+    it returns, whatever other threads set meanwhile; ``__wrapped__`` is the original.
     """
-    if inspect.isgeneratorfunction(function):
+    generator = inspect.isgeneratorfunction(function)
 
-        @functools.wraps(function)
-        def call(*args, **kwargs):
-            values = _snapshot()  # now, at creation: the steps below run later
-            with _held(values):
-                steps = function(*args, **kwargs)
-            return _stepped(steps, values)
-
-    else:
-
-        @functools.wraps(function)
-        def call(*args, **kwargs):
-            with _held(_snapshot()):
-                return function(*args, **kwargs)
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        values = _snapshot()  # a generator's at creation: its steps run later
+        with _held(values):
+            result = function(*args, **kwargs)
+        return _stepped(result, values) if generator else result
 
     call.__optics_pinned__ = True
     return call
@@ -89,10 +76,7 @@ def is_pinned(function) -> bool:
 
 
 def pin_public(namespace: dict, names) -> None:
-    """Pin, in place, every plain function among a package's public ``names`` (``__all__``).
-
-    ``namespace`` is the package's ``globals()``; classes, modules and other values stay.
-    """
+    """Pin, in the package's ``globals()`` ``namespace``, every plain function among ``names``."""
     for name in names:
         value = namespace.get(name)
         if inspect.isfunction(value) and not is_pinned(value):

@@ -28,35 +28,25 @@ def compile_function(
     memory_budget=None,
     private=True,
 ):
-    """``fn`` compiled into one graph with ``torch.compile``.
+    """``fn`` compiled into one graph with ``torch.compile`` (on the first call).
 
     Parameters
     ----------
-    fn : callable
-        Takes and returns torch tensors (and plain Python structures of them).
     compiler : str
-        The TorchDynamo backend: ``"inductor"`` (fused C++/Triton kernels; tens of
-        seconds for a whole trace on 2 CPU cores), ``"aot_eager"`` (the captured forward
-        and backward graphs without code generation; for tests) or ``"eager"``.
+        The TorchDynamo backend: ``"inductor"`` (fused C++/Triton kernels; tens of seconds
+        for a whole trace on 2 CPU cores), ``"aot_eager"`` (no code generation; tests), "eager".
     dynamic : bool
-        Compile for symbolic shapes; False specializes on the input shapes (so callers
-        bucket batch sizes).
+        Symbolic shapes; False specializes on input shapes (so callers bucket batch sizes).
     fullgraph : bool
-        Raise instead of silently splitting the graph at a break.
+        Raise at a graph break instead of silently splitting the graph.
     mode, options : optional
-        ``torch.compile``'s mode (``"max-autotune-no-cudagraphs"``) and Inductor options
-        (``torch._inductor.config`` names, ``{"max_fusion_size": 4096}``).
+        ``torch.compile``'s mode and Inductor options (``{"max_fusion_size": 4096}``).
     memory_budget : float, optional
-        AOTAutograd's ``activation_memory_budget`` while the result's graphs compile: 1.0
-        saves what its heuristics choose for the backward pass, 0.0 as little as possible.
+        AOTAutograd's ``activation_memory_budget`` while the graphs compile (1.0: what its
+        heuristics save for the backward pass; 0.0: as little as possible).
     private : bool
-        Compile a private copy of ``fn``'s code: Dynamo keeps its graphs, and its limit of
-        8 recompilations, per code object, so each result gets its own budget.
-
-    Returns
-    -------
-    callable
-        Compiled on the first call; later calls with matching shapes reuse it.
+        Compile a private copy of ``fn``'s code: Dynamo keeps graphs, and its limit of 8
+        recompilations, per code object, so each result gets its own budget.
     """
     if private:
         fn = types.FunctionType(
