@@ -20,12 +20,8 @@ exp, log, abs, sign, square, floor = np.exp, np.log, np.abs, np.sign, np.square,
 copysign, hypot, maximum, minimum = np.copysign, np.hypot, np.maximum, np.minimum
 isfinite, isnan = np.isfinite, np.isnan
 logical_and, logical_or, logical_not = np.logical_and, np.logical_or, np.logical_not
-where, matmul = np.where, np.matmul
+where, matmul, clip = np.where, np.matmul, np.clip
 reshape, broadcast_to = np.reshape, np.broadcast_to
-
-
-def clip(x, lo=None, hi=None):
-    return np.clip(x, lo, hi)
 
 
 def _reduce(fn):
@@ -35,8 +31,7 @@ def _reduce(fn):
     return reduce
 
 
-sum, mean, max, min = _reduce(np.sum), _reduce(np.mean), _reduce(np.max), _reduce(np.min)
-all, any = _reduce(np.all), _reduce(np.any)
+sum, mean, max, min, all, any = map(_reduce, (np.sum, np.mean, np.max, np.min, np.all, np.any))
 stack, concatenate, solve = np.stack, np.concatenate, np.linalg.solve
 
 
@@ -68,16 +63,7 @@ zeros, ones, empty, full = creation("zeros"), creation("ones"), creation("empty"
 arange, linspace, eye = creation("arange"), creation("linspace"), creation("eye")
 
 
-def like(fn_name):
-    fn = getattr(np, fn_name)
-
-    def create(x, *args, dtype=None):
-        return fn(x, *args, dtype=dtype)
-
-    return create
-
-
-zeros_like, ones_like, empty_like = like("zeros_like"), like("ones_like"), like("empty_like")
+zeros_like, ones_like, empty_like = np.zeros_like, np.ones_like, np.empty_like
 full_like, finfo = np.full_like, np.finfo
 
 
@@ -166,12 +152,12 @@ def add_product(a, t, b):
     if isinstance(product, np.ndarray) and product.ndim:
         # The common cases first, without np.broadcast_shapes / np.result_type (each a
         # few microseconds, a fair share of a blocked trace's small arrays).
-        if type(a) is float and product.dtype.kind == "f":
-            return np.add(a, product, out=product)
-        if isinstance(a, np.ndarray) and a.dtype == product.dtype and a.shape == product.shape:
-            return np.add(a, product, out=product)
-        if product.shape == np.broadcast_shapes(np.shape(a), product.shape) and (
-            np.result_type(a, product) == product.dtype
+        fits = (type(a) is float and product.dtype.kind == "f") or (
+            isinstance(a, np.ndarray) and a.dtype == product.dtype and a.shape == product.shape
+        )
+        if fits or (
+            product.shape == np.broadcast_shapes(np.shape(a), product.shape)
+            and np.result_type(a, product) == product.dtype
         ):
             return np.add(a, product, out=product)
     return a + product
