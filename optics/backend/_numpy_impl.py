@@ -13,7 +13,7 @@ FLOAT_DTYPES = {"float64": np.float64, "float32": np.float32}
 INT64 = np.int64
 BOOL = np.bool_
 
-# Elementwise math: NumPy's ufuncs already have the contract's meaning.
+# NumPy's own functions already have the contract's meanings.
 sqrt, sin, cos, tan = np.sqrt, np.sin, np.cos, np.tan
 arcsin, arccos, arctan, arctan2 = np.arcsin, np.arccos, np.arctan, np.arctan2
 exp, log, abs, sign, square, floor = np.exp, np.log, np.abs, np.sign, np.square, np.floor
@@ -22,6 +22,9 @@ isfinite, isnan = np.isfinite, np.isnan
 logical_and, logical_or, logical_not = np.logical_and, np.logical_or, np.logical_not
 where, matmul, clip = np.where, np.matmul, np.clip
 reshape, broadcast_to = np.reshape, np.broadcast_to
+stack, concatenate, solve = np.stack, np.concatenate, np.linalg.solve
+zeros_like, ones_like, empty_like = np.zeros_like, np.ones_like, np.empty_like
+full_like, finfo, to_numpy = np.full_like, np.finfo, np.asarray
 
 
 def _reduce(fn):
@@ -32,7 +35,6 @@ def _reduce(fn):
 
 
 sum, mean, max, min, all, any = map(_reduce, (np.sum, np.mean, np.max, np.min, np.all, np.any))
-stack, concatenate, solve = np.stack, np.concatenate, np.linalg.solve
 
 
 def float_dtype(precision):
@@ -63,10 +65,6 @@ zeros, ones, empty, full = creation("zeros"), creation("ones"), creation("empty"
 arange, linspace, eye = creation("arange"), creation("linspace"), creation("eye")
 
 
-zeros_like, ones_like, empty_like = np.zeros_like, np.ones_like, np.empty_like
-full_like, finfo = np.full_like, np.finfo
-
-
 def astype(x, dtype):
     return np.asarray(x).astype(dtype, copy=False)
 
@@ -91,7 +89,6 @@ detach = detach_all = as_parameter = _same
 requires_grad = grad_enabled = tracing = compiling = abstract = _false
 select = mark_trace_constant = reset_compiled = _nothing
 no_grad = enable_grad = contextlib.nullcontext
-to_numpy = np.asarray
 
 
 def devices():
@@ -150,8 +147,7 @@ def add_product(a, t, b):
     """``a + t * b``, the sum written into the product's fresh array when shapes allow."""
     product = np.multiply(t, b)
     if isinstance(product, np.ndarray) and product.ndim:
-        # The common cases first, without np.broadcast_shapes / np.result_type (each a
-        # few microseconds, a fair share of a blocked trace's small arrays).
+        # Common cases first: broadcast_shapes / result_type cost microseconds on small blocks.
         fits = (type(a) is float and product.dtype.kind == "f") or (
             isinstance(a, np.ndarray) and a.dtype == product.dtype and a.shape == product.shape
         )

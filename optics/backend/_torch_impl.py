@@ -14,8 +14,7 @@ import numpy as np
 import torch
 from torch.utils.checkpoint import checkpoint
 
-# Under no_grad (which the callers hold) NumPy's Python loop and identity serve torch too;
-# select has nothing to set up (float64 is asked for per array).
+# NumPy's loop, identity and no-op select serve torch too (the callers hold no_grad).
 from ._numpy_impl import detach_all, graph_free_loop, select  # noqa: F401
 from ._torch_compile import (  # noqa: F401  (the torch backend's compile names)
     abstract,
@@ -59,12 +58,14 @@ arcsin, arccos, arctan = torch.asin, torch.acos, torch.atan
 exp, log, abs, sign = torch.exp, torch.log, torch.abs, torch.sign
 square, floor = torch.square, torch.floor
 isnan, logical_not, matmul = torch.isnan, torch.logical_not, torch.matmul
+is_floating, detach, item = torch.is_floating_point, torch.detach, torch.Tensor.item
+grad_enabled, no_grad, enable_grad = torch.is_grad_enabled, torch.no_grad, torch.enable_grad
+quiet_float_errors = contextlib.nullcontext  # torch never warns on inf/nan arithmetic
 _INF = float("inf")
 
 
 def isfinite(x):
-    # |x| < inf is False exactly for ±inf and NaN; torch.isfinite is ~60x slower on CPU
-    # float64 (torch 2.13), and the solvers call it several times per Newton iteration.
+    # |x| < inf is False only for ±inf and NaN; torch.isfinite is ~60x slower (CPU, torch 2.13).
     if x.is_floating_point():
         return x.abs() < _INF
     return torch.isfinite(x)
@@ -83,8 +84,7 @@ arctan2, hypot = _binary(torch.atan2), _binary(torch.hypot)
 
 
 def _copysign(a, b):
-    # torch.copysign's autograd keeps its input and output; this keeps a bool mask (and |a|'s
-    # input, which callers such as sqrt(...) keep anyway): 15 bytes less per element.
+    # Autograd keeps a bool mask, not copysign's input and output: 15 bytes less per element.
     if a.requires_grad and torch.is_grad_enabled() and not torch.compiler.is_compiling():
         magnitude = torch.abs(a)
         return torch.where(torch.signbit(b), -magnitude, magnitude)
@@ -158,8 +158,7 @@ def concatenate(arrays, axis=0):
 
 
 def solve(a, b):
-    # NumPy 2 / Array API: ``b`` is a vector only when 1-D.  torch would also read a ``b`` of
-    # shape a.shape[:-1] as a batch of vectors; a leading broadcast axis keeps it a matrix.
+    # A b of shape a.shape[:-1] is a matrix (NumPy 2), not torch's batch of vectors: add an axis.
     if b.ndim >= 2 and b.ndim == a.ndim - 1 and b.shape == a.shape[:-1]:
         b = b.unsqueeze(0)
     return torch.linalg.solve(a, b)
@@ -178,8 +177,7 @@ def _torch_dtype(dtype):
 def asarray(obj, dtype=None, device=None, copy=False):
     dtype = _torch_dtype(dtype)
     if isinstance(obj, (list, tuple)) and next(_tensors(obj), None) is not None:
-        # Stack grad-carrying scalars instead of copying their values out; plain numbers
-        # beside them take the tensors' float dtype (never torch's float32 default).
+        # Stacked, not copied out (gradients kept); numbers beside take the tensors' float dtype.
         if dtype is None:
             floats = [t.dtype for t in _tensors(obj) if t.is_floating_point()]
             dtype = functools.reduce(torch.promote_types, floats) if floats else torch.float64
@@ -241,10 +239,6 @@ def requires_grad(x):
     return x.requires_grad
 
 
-is_floating, detach, item = torch.is_floating_point, torch.detach, torch.Tensor.item
-grad_enabled, no_grad, enable_grad = torch.is_grad_enabled, torch.no_grad, torch.enable_grad
-
-
 def devices():
     found = ["cpu"]
     if torch.cuda.is_available():
@@ -259,9 +253,6 @@ def device_available(device):
     if kind == "cuda":
         return torch.cuda.is_available() and int(index or 0) < torch.cuda.device_count()
     return kind in ("cpu", "meta") or device in devices()
-
-
-quiet_float_errors = contextlib.nullcontext  # torch never warns on inf/nan arithmetic
 
 
 @contextlib.contextmanager
@@ -345,18 +336,14 @@ def recompute(fn, *arrays):
 
 def accumulate(total, term, weight):
     """``total + weight * term``, in place outside autograd and compiled graphs."""
-    in_graph = torch.is_grad_enabled() and (
-        total.requires_grad
-        or getattr(term, "requires_grad", False)
-        or getattr(weight, "requires_grad", False)
-    )
+    weight_grad = getattr(weight, "requires_grad", False)
     if (
-        in_graph
-        or torch.compiler.is_compiling()
+        torch.compiler.is_compiling()
         or not isinstance(term, torch.Tensor)
         or term.shape != total.shape
         or term.dtype != total.dtype
         or not total.is_floating_point()
+        or (torch.is_grad_enabled() and (total.requires_grad or term.requires_grad or weight_grad))
     ):
         return total + weight * term
     if isinstance(weight, (int, float)):
