@@ -13,19 +13,18 @@ FLOAT_DTYPES = {"float64": np.float64, "float32": np.float32}
 INT64 = np.int64
 BOOL = np.bool_
 
-# Elementwise math: NumPy's ufuncs already have the contract's meaning.
+# NumPy's own functions already have the contract's meanings.
 sqrt, sin, cos, tan = np.sqrt, np.sin, np.cos, np.tan
 arcsin, arccos, arctan, arctan2 = np.arcsin, np.arccos, np.arctan, np.arctan2
 exp, log, abs, sign, square, floor = np.exp, np.log, np.abs, np.sign, np.square, np.floor
 copysign, hypot, maximum, minimum = np.copysign, np.hypot, np.maximum, np.minimum
 isfinite, isnan = np.isfinite, np.isnan
 logical_and, logical_or, logical_not = np.logical_and, np.logical_or, np.logical_not
-where, matmul = np.where, np.matmul
+where, matmul, clip = np.where, np.matmul, np.clip
 reshape, broadcast_to = np.reshape, np.broadcast_to
-
-
-def clip(x, lo=None, hi=None):
-    return np.clip(x, lo, hi)
+stack, concatenate, solve = np.stack, np.concatenate, np.linalg.solve
+zeros_like, ones_like, empty_like = np.zeros_like, np.ones_like, np.empty_like
+full_like, finfo, to_numpy = np.full_like, np.finfo, np.asarray
 
 
 def _reduce(fn):
@@ -35,9 +34,7 @@ def _reduce(fn):
     return reduce
 
 
-sum, mean, max, min = _reduce(np.sum), _reduce(np.mean), _reduce(np.max), _reduce(np.min)
-all, any = _reduce(np.all), _reduce(np.any)
-stack, concatenate, solve = np.stack, np.concatenate, np.linalg.solve
+sum, mean, max, min, all, any = map(_reduce, (np.sum, np.mean, np.max, np.min, np.all, np.any))
 
 
 def float_dtype(precision):
@@ -68,19 +65,6 @@ zeros, ones, empty, full = creation("zeros"), creation("ones"), creation("empty"
 arange, linspace, eye = creation("arange"), creation("linspace"), creation("eye")
 
 
-def like(fn_name):
-    fn = getattr(np, fn_name)
-
-    def create(x, *args, dtype=None):
-        return fn(x, *args, dtype=dtype)
-
-    return create
-
-
-zeros_like, ones_like, empty_like = like("zeros_like"), like("ones_like"), like("empty_like")
-full_like, finfo = np.full_like, np.finfo
-
-
 def astype(x, dtype):
     return np.asarray(x).astype(dtype, copy=False)
 
@@ -105,7 +89,6 @@ detach = detach_all = as_parameter = _same
 requires_grad = grad_enabled = tracing = compiling = abstract = _false
 select = mark_trace_constant = reset_compiled = _nothing
 no_grad = enable_grad = contextlib.nullcontext
-to_numpy = np.asarray
 
 
 def devices():
@@ -164,14 +147,13 @@ def add_product(a, t, b):
     """``a + t * b``, the sum written into the product's fresh array when shapes allow."""
     product = np.multiply(t, b)
     if isinstance(product, np.ndarray) and product.ndim:
-        # The common cases first, without np.broadcast_shapes / np.result_type (each a
-        # few microseconds, a fair share of a blocked trace's small arrays).
-        if type(a) is float and product.dtype.kind == "f":
-            return np.add(a, product, out=product)
-        if isinstance(a, np.ndarray) and a.dtype == product.dtype and a.shape == product.shape:
-            return np.add(a, product, out=product)
-        if product.shape == np.broadcast_shapes(np.shape(a), product.shape) and (
-            np.result_type(a, product) == product.dtype
+        # Common cases first: broadcast_shapes / result_type cost microseconds on small blocks.
+        fits = (type(a) is float and product.dtype.kind == "f") or (
+            isinstance(a, np.ndarray) and a.dtype == product.dtype and a.shape == product.shape
+        )
+        if fits or (
+            product.shape == np.broadcast_shapes(np.shape(a), product.shape)
+            and np.result_type(a, product) == product.dtype
         ):
             return np.add(a, product, out=product)
     return a + product

@@ -14,8 +14,8 @@ import numpy as np
 import torch
 from torch.utils.checkpoint import checkpoint
 
-# Under no_grad (which the callers hold) NumPy's Python loop and identity serve torch too.
-from ._numpy_impl import detach_all, graph_free_loop  # noqa: F401
+# NumPy's loop, identity and no-op select serve torch too (the callers hold no_grad).
+from ._numpy_impl import detach_all, graph_free_loop, select  # noqa: F401
 from ._torch_compile import (  # noqa: F401  (the torch backend's compile names)
     abstract,
     compile_function,
@@ -41,8 +41,7 @@ def _operand(value, like):
     """A scalar as a tensor with ``like``'s dtype and device."""
     if isinstance(value, torch.Tensor):
         return value
-    # A float next to an integer or bool tensor is float64, as NumPy promotes it
-    # (torch alone would give its default dtype, float32).
+    # A float next to an int or bool tensor is float64 as in NumPy (torch alone: float32).
     keep_dtype = like.is_floating_point() or not isinstance(value, float)
     dtype = like.dtype if keep_dtype else torch.float64
     return torch.as_tensor(value, dtype=dtype, device=like.device)
@@ -58,19 +57,18 @@ sqrt, sin, cos, tan = torch.sqrt, torch.sin, torch.cos, torch.tan
 arcsin, arccos, arctan = torch.asin, torch.acos, torch.atan
 exp, log, abs, sign = torch.exp, torch.log, torch.abs, torch.sign
 square, floor = torch.square, torch.floor
-isnan, logical_not = torch.isnan, torch.logical_not
+isnan, logical_not, matmul = torch.isnan, torch.logical_not, torch.matmul
+is_floating, detach, item = torch.is_floating_point, torch.detach, torch.Tensor.item
+grad_enabled, no_grad, enable_grad = torch.is_grad_enabled, torch.no_grad, torch.enable_grad
+quiet_float_errors = contextlib.nullcontext  # torch never warns on inf/nan arithmetic
+_INF = float("inf")
 
 
 def isfinite(x):
-    # |x| < inf is False exactly for ±inf and NaN; torch.isfinite is ~60x slower on CPU
-    # float64 (torch 2.13), and the solvers call it several times per Newton iteration.
+    # |x| < inf is False only for ±inf and NaN; torch.isfinite is ~60x slower (CPU, torch 2.13).
     if x.is_floating_point():
         return x.abs() < _INF
     return torch.isfinite(x)
-
-
-_INF = float("inf")
-matmul = torch.matmul
 
 
 def _binary(fn):
@@ -86,8 +84,7 @@ arctan2, hypot = _binary(torch.atan2), _binary(torch.hypot)
 
 
 def _copysign(a, b):
-    # torch.copysign's autograd keeps its input and output; this keeps a bool mask (and |a|'s
-    # input, which callers such as sqrt(...) keep anyway): 15 bytes less per element.
+    # Autograd keeps a bool mask, not copysign's input and output: 15 bytes less per element.
     if a.requires_grad and torch.is_grad_enabled() and not torch.compiler.is_compiling():
         magnitude = torch.abs(a)
         return torch.where(torch.signbit(b), -magnitude, magnitude)
@@ -99,17 +96,14 @@ maximum, minimum = _binary(torch.maximum), _binary(torch.minimum)
 logical_and, logical_or = _binary(torch.logical_and), _binary(torch.logical_or)
 
 
-_WEAK_SCALARS = (float, int)
-
-
 def where(cond, a, b):
     if not isinstance(cond, torch.Tensor):
         cond = torch.as_tensor(cond)
     a_tensor, b_tensor = isinstance(a, torch.Tensor), isinstance(b, torch.Tensor)
     # Fast path: torch keeps a floating tensor's dtype for a Python float/int operand.
-    if a_tensor and (b_tensor or (type(b) in _WEAK_SCALARS and a.is_floating_point())):
+    if a_tensor and (b_tensor or (type(b) in (float, int) and a.is_floating_point())):
         return torch.where(cond, a, b)
-    if b_tensor and type(a) in _WEAK_SCALARS and b.is_floating_point():
+    if b_tensor and type(a) in (float, int) and b.is_floating_point():
         return torch.where(cond, a, b)
     if a_tensor or b_tensor:
         return torch.where(cond, *_pair(a, b))
@@ -164,8 +158,7 @@ def concatenate(arrays, axis=0):
 
 
 def solve(a, b):
-    # NumPy 2 / Array API: ``b`` is a vector only when 1-D.  torch would also read a ``b`` of
-    # shape a.shape[:-1] as a batch of vectors; a leading broadcast axis keeps it a matrix.
+    # A b of shape a.shape[:-1] is a matrix (NumPy 2), not torch's batch of vectors: add an axis.
     if b.ndim >= 2 and b.ndim == a.ndim - 1 and b.shape == a.shape[:-1]:
         b = b.unsqueeze(0)
     return torch.linalg.solve(a, b)
@@ -184,9 +177,10 @@ def _torch_dtype(dtype):
 def asarray(obj, dtype=None, device=None, copy=False):
     dtype = _torch_dtype(dtype)
     if isinstance(obj, (list, tuple)) and next(_tensors(obj), None) is not None:
-        # Stack grad-carrying scalars instead of copying their values out; plain numbers
-        # beside them take the tensors' float dtype (never torch's float32 default).
-        dtype = dtype or _common_float_dtype(obj)
+        # Stacked, not copied out (gradients kept); numbers beside take the tensors' float dtype.
+        if dtype is None:
+            floats = [t.dtype for t in _tensors(obj) if t.is_floating_point()]
+            dtype = functools.reduce(torch.promote_types, floats) if floats else torch.float64
         obj = torch.stack([asarray(o, dtype=dtype, device=device) for o in obj])
     if isinstance(obj, torch.Tensor):
         out = obj.to(dtype=dtype or obj.dtype, device=device or obj.device)
@@ -195,11 +189,6 @@ def asarray(obj, dtype=None, device=None, copy=False):
         obj = obj.astype(obj.dtype.newbyteorder("="))
     out = torch.as_tensor(obj, dtype=dtype, device=device)
     return out.clone() if copy else out
-
-
-def _common_float_dtype(seq):
-    floats = [t.dtype for t in _tensors(seq) if t.is_floating_point()]
-    return functools.reduce(torch.promote_types, floats[1:], floats[0]) if floats else torch.float64
 
 
 def _tensors(seq):
@@ -213,7 +202,7 @@ def _tensors(seq):
 def creation(fn_name):
     fn = getattr(torch, fn_name)
 
-    def create(*args, dtype, device=None):
+    def create(*args, dtype=None, device=None):
         return fn(*args, dtype=_torch_dtype(dtype), device=device)
 
     return create
@@ -221,6 +210,7 @@ def creation(fn_name):
 
 zeros, ones, empty = creation("zeros"), creation("ones"), creation("empty")
 arange, linspace, eye = creation("arange"), creation("linspace"), creation("eye")
+zeros_like, ones_like, empty_like = map(creation, ("zeros_like", "ones_like", "empty_like"))
 
 
 def full(shape, value, dtype, device=None):
@@ -233,24 +223,8 @@ def full(shape, value, dtype, device=None):
     return torch.full(shape, value, dtype=dtype, device=device)
 
 
-def like(fn_name):
-    fn = getattr(torch, fn_name)
-
-    def create(x, dtype=None):
-        return fn(x, dtype=_torch_dtype(dtype))
-
-    return create
-
-
-zeros_like, ones_like, empty_like = like("zeros_like"), like("ones_like"), like("empty_like")
-
-
 def full_like(x, value, dtype=None):
-    dtype = _torch_dtype(dtype) or x.dtype
-    if isinstance(value, torch.Tensor):
-        # Keep the result attached to ``value``: its gradient must reach it.
-        return torch.zeros_like(x, dtype=dtype) + value.to(dtype=dtype, device=x.device)
-    return torch.full_like(x, value, dtype=dtype)
+    return full(x.shape, value, _torch_dtype(dtype) or x.dtype, x.device)
 
 
 def astype(x, dtype):
@@ -263,14 +237,6 @@ def finfo(dtype):
 
 def requires_grad(x):
     return x.requires_grad
-
-
-is_floating, detach, item = torch.is_floating_point, torch.detach, torch.Tensor.item
-grad_enabled, no_grad, enable_grad = torch.is_grad_enabled, torch.no_grad, torch.enable_grad
-
-
-def select():
-    """Nothing to set up when torch is chosen (float64 is asked for per array)."""
 
 
 def devices():
@@ -289,14 +255,10 @@ def device_available(device):
     return kind in ("cpu", "meta") or device in devices()
 
 
-quiet_float_errors = contextlib.nullcontext  # torch never warns on inf/nan arithmetic
-
-
 @contextlib.contextmanager
 def intra_op_threads(count=None):
     """The intra-op thread count set to ``count`` in the block (None: unchanged); yields the old."""
-    # With torch's OpenMP backend (Linux CPU builds) this is the calling thread's own setting
-    # (OpenMP's per-thread nthreads-var): other threads keep theirs.
+    # With OpenMP (torch's Linux CPU builds) the count is per thread: other threads keep theirs.
     before = torch.get_num_threads()
     if count is None or count == before:
         yield before
@@ -366,8 +328,7 @@ def as_parameter(x):
 
 def recompute(fn, *arrays):
     """``fn(*arrays)``, keeping only ``arrays`` for the backward pass, which runs ``fn`` again."""
-    # A non-reentrant checkpoint: gradients reach the arguments and the tensors fn closes over
-    # (lens parameters); a compiled graph chooses what to keep itself.
+    # Non-reentrant: closed-over tensors get gradients too; compiled graphs choose what to keep.
     if not torch.is_grad_enabled() or torch.compiler.is_compiling():
         return fn(*arrays)
     return checkpoint(fn, *arrays, use_reentrant=False, preserve_rng_state=False)
@@ -375,18 +336,14 @@ def recompute(fn, *arrays):
 
 def accumulate(total, term, weight):
     """``total + weight * term``, in place outside autograd and compiled graphs."""
-    in_graph = torch.is_grad_enabled() and (
-        total.requires_grad
-        or getattr(term, "requires_grad", False)
-        or getattr(weight, "requires_grad", False)
-    )
+    weight_grad = getattr(weight, "requires_grad", False)
     if (
-        in_graph
-        or torch.compiler.is_compiling()
+        torch.compiler.is_compiling()
         or not isinstance(term, torch.Tensor)
         or term.shape != total.shape
         or term.dtype != total.dtype
         or not total.is_floating_point()
+        or (torch.is_grad_enabled() and (total.requires_grad or term.requires_grad or weight_grad))
     ):
         return total + weight * term
     if isinstance(weight, (int, float)):

@@ -1,7 +1,4 @@
-"""Operations for any other Array-API-conforming array (array-api-strict, CuPy...).
-
-Only the dispatched operations; creation uses the configured backend.
-"""
+"""The dispatched operations on any other Array API array (array-api-strict, CuPy...)."""
 
 from __future__ import annotations
 
