@@ -36,7 +36,9 @@ except ImportError:  # pragma: no cover - depends on the JAX version
         return False  # assume tracing: the implicit correction is then always applied
 
 
-jax.config.update("jax_enable_x64", True)
+#: Setup on selection (and at import): float64 must be on, or JAX computes in float32.
+select = functools.partial(jax.config.update, "jax_enable_x64", True)
+select()
 
 name = "jax"
 #: compile_function takes ``rows=`` (row chunks and a runner of parts, _jax_compile).
@@ -46,11 +48,6 @@ array_types = (jax.Array,)
 FLOAT_DTYPES = {"float64": np.dtype(np.float64), "float32": np.dtype(np.float32)}
 INT64 = np.dtype(np.int64)
 BOOL = np.dtype(np.bool_)
-
-
-def select():
-    """Setup on selection: float64 must be on, or JAX computes in float32."""
-    jax.config.update("jax_enable_x64", True)
 
 
 sqrt, sin, cos, tan = jnp.sqrt, jnp.sin, jnp.cos, jnp.tan
