@@ -25,7 +25,7 @@ import pytest
 
 from optics import BackendUnavailableError
 from optics import backend as be
-from optics.backend import _config
+from optics.backend import _config, _registry
 
 needs_torch = pytest.mark.skipif(
     "torch" not in be.available_backends(), reason="torch is not installed"
@@ -295,7 +295,7 @@ def test_using_in_concurrent_asyncio_tasks_stays_in_each_task():
 
 
 def test_torch_missing_raises_backend_unavailable_with_the_install_command(monkeypatch):
-    monkeypatch.setattr(_config, "installed", lambda name: name == "numpy")
+    monkeypatch.setattr(_registry, "installed", lambda name: name == "numpy")
     assert be.available_backends() == ["numpy"]
     for choose in (lambda: be.set_backend("torch"), lambda: be.using("torch").__enter__()):
         with pytest.raises(BackendUnavailableError, match="pip install") as info:

@@ -1,9 +1,4 @@
-"""Backend configuration: which array library, float precision and device new arrays get.
-
-Defaults come from the OPTICS_* environment variables (checked on first use) and ``set_*``;
-:func:`using` overrides them per thread or task (``contextvars``).  Precedence, errors and
-threads: docs/backend.md, "Configuration".
-"""
+"""Backend configuration: library, precision and device of new arrays (docs/backend.md)."""
 
 from __future__ import annotations
 
@@ -23,8 +18,7 @@ PRECISIONS = ("float64", "float32")
 _defaults = {"backend": _registry.names()[0], "precision": "float64", "device": "cpu"}
 _override = {key: ContextVar(f"optics_{key}", default=None) for key in _defaults}
 _ENV_VARS = {key: f"OPTICS_{key.upper()}" for key in _defaults}
-#: OPTICS_* settings noted at import and not yet checked: key -> (variable, value).
-#: check_environment() validates them on first use, so ``import optics`` never fails on them.
+#: OPTICS_* settings read at import, checked on first use so ``import optics`` never fails on them.
 _ENV_PENDING = {
     key: (var, os.environ[var].strip())
     for key, var in _ENV_VARS.items()
@@ -32,8 +26,8 @@ _ENV_PENDING = {
 }
 
 
-def _check_device_name(name, source):
-    """A device string of a kind some backend knows ("cpu", "cuda:1"), else ConfigurationError."""
+def _check_device(name, backend, source, available_source):
+    """``name`` if its kind is known and ``backend`` (for NumPy: any backend) has the device."""
     kinds = dict.fromkeys(k for n in _registry.names() for k in _registry.info(n).device_kinds)
     kind = name.split(":")[0] if isinstance(name, str) else None
     index = name.split(":", 1)[1] if isinstance(name, str) and ":" in name else "0"
@@ -42,59 +36,43 @@ def _check_device_name(name, source):
             f"{source}: unknown device {name!r}; choose one of {', '.join(kinds)} "
             "(optionally with an index, e.g. 'cuda:1')"
         )
-    return name
-
-
-def _check_device_available(name, backend, source):
-    """BackendUnavailableError unless ``backend`` (or, for NumPy, any backend) has the device."""
-    kind = name.split(":")[0]
+    backend = backend or get_backend()
     if kind == "cpu":
         return name
     candidates = [backend] if kind in _registry.info(backend).device_kinds else []
     if not candidates:  # NumPy ignores the device: any installed backend that has it will do
         candidates = [n for n in _registry.names() if kind in _registry.info(n).device_kinds]
     for candidate in candidates:
-        if installed(candidate) and _registry.load(candidate).device_available(name):
+        if _registry.installed(candidate) and _registry.load(candidate).device_available(name):
             return name
-    found = available_devices(backend)
     raise BackendUnavailableError(
-        f"{source}: device {name!r} is not available to the {backend} backend here "
-        f"(available: {', '.join(found)})"
+        f"{available_source}: device {name!r} is not available to the {backend} backend here "
+        f"(available: {', '.join(available_devices(backend))})"
     )
 
 
 def _checked(key, value, source, backend=None, device_source=None):
     """``value`` validated for ``key``; a backend is selected too (its setup: jax's x64)."""
+    if key == "device":
+        return _check_device(value, backend, source, device_source or source)
+    choices = _registry.names() if key == "backend" else PRECISIONS
+    if value not in choices:
+        raise ConfigurationError(
+            f"{source}: unknown {key} {value!r}; choose one of {', '.join(choices)}"
+        )
     if key == "backend":
-        if value not in _registry.names():
-            raise ConfigurationError(
-                f"{source}: unknown backend {value!r}; choose one of {', '.join(_registry.names())}"
-            )
-        if not installed(value):
+        if not _registry.installed(value):
             raise BackendUnavailableError(_registry.missing_message(value))
         _registry.load(value).select()
-        return value
-    if key == "precision":
-        if value not in PRECISIONS:
-            raise ConfigurationError(
-                f"{source}: unknown precision {value!r}; choose one of {', '.join(PRECISIONS)}"
-            )
-        return value
-    value = _check_device_name(value, source)
-    return _check_device_available(value, backend or get_backend(), device_source or source)
+    return value
 
 
 def available_devices(backend=None):
     """Devices the backend (default: the configured one) can use here, "cpu" first."""
     backend = backend or get_backend()
-    if not installed(backend):
+    if not _registry.installed(backend):
         return ["cpu"]
     return _registry.load(backend).devices()
-
-
-def installed(name) -> bool:
-    """True when the library of backend ``name`` can be imported (without importing it)."""
-    return name in _registry.names() and _registry.installed(name)
 
 
 def _get(key):
@@ -120,13 +98,7 @@ def set_backend(name: str) -> None:
     """Make ``name`` ("numpy", "torch", "jax") the process-wide default backend.
 
     An enclosing :func:`using` block that chose a backend keeps its choice until it exits.
-
-    Raises
-    ------
-    ConfigurationError
-        For a name that is not a backend (a ValueError too).
-    BackendUnavailableError
-        When the backend's library is not installed (the message says how to install it).
+    Raises as :func:`using` does (a ConfigurationError is a ValueError too).
     """
     _set_default("backend", name, "set_backend")
 
@@ -143,7 +115,7 @@ def autodiff_backends() -> list[str]:
 
 def available_backends() -> list[str]:
     """Backends that can be used here: numpy always, torch and jax when installed."""
-    return [name for name in _registry.names() if installed(name)]
+    return [name for name in _registry.names() if _registry.installed(name)]
 
 
 def get_precision() -> str:
@@ -162,15 +134,7 @@ def get_device() -> str:
 
 
 def set_device(name: str) -> None:
-    """Set the process-wide default device; NumPy arrays always live on the CPU.
-
-    Raises
-    ------
-    ConfigurationError
-        For a device kind no backend knows.
-    BackendUnavailableError
-        For a device that is not present here (``"cuda"`` without CUDA).
-    """
+    """Set the process-wide default device (NumPy arrays stay on the CPU); raises as ``using``."""
     _set_default("device", name, "set_device")
 
 
@@ -178,8 +142,7 @@ def set_device(name: str) -> None:
 def using(name: str | None = None, *, precision: str | None = None, device: str | None = None):
     """Choose backend, precision and/or device for this block, in this thread or task only.
 
-    ``None`` keeps the enclosing choice.  Precedence: explicit ``dtype``/``device``
-    arguments > the innermost :func:`using` > :func:`set_backend` and friends > environment.
+    ``None`` keeps the enclosing choice; explicit ``dtype``/``device`` arguments still win.
 
     Parameters
     ----------
@@ -195,14 +158,7 @@ def using(name: str | None = None, *, precision: str | None = None, device: str 
     ConfigurationError
         For an unknown backend, precision or device kind (nothing changes).
     BackendUnavailableError
-        For a backend that is not installed or a device that is not present.
-
-    Examples
-    --------
-    >>> from optics import backend as be
-    >>> with be.using("numpy", precision="float32"):
-    ...     be.zeros(3).dtype
-    dtype('float32')
+        For a backend not installed (the message says how to install it) or a device not present.
     """
     checked = {}
     for key, value in {"backend": name, "precision": precision, "device": device}.items():
@@ -217,28 +173,19 @@ def using(name: str | None = None, *, precision: str | None = None, device: str 
             _override[key].reset(token)
 
 
-def _check_environment(key):
-    """First use of an environment choice: validate it, then make it the default."""
-    var, value = _ENV_PENDING.pop(key)
-    source = f"environment variable {var}"
-    try:
-        _checked(key, value, source, device_source=f"{source}={value!r}")
-    except BaseException:
-        _ENV_PENDING[key] = (var, value)  # still pending (and raising) while it is wrong
-        raise
-    _defaults[key] = value
-
-
 def check_environment() -> None:
     """Validate every OPTICS_* environment setting not yet used; raise on the first bad one.
 
-    Raises
-    ------
-    ConfigurationError
-        A variable names an unknown backend, precision or device.
-    BackendUnavailableError
-        Its backend's library or its device is not available here.
+    The errors are :func:`using`'s, naming the variable and its value.
     """
     for key in list(_ENV_PENDING):
-        if key in _ENV_PENDING:
-            _check_environment(key)
+        if key not in _ENV_PENDING:
+            continue  # checked meanwhile, by a read inside an earlier check
+        var, value = _ENV_PENDING.pop(key)
+        source = f"environment variable {var}"
+        try:
+            _checked(key, value, source, device_source=f"{source}={value!r}")
+        except BaseException:
+            _ENV_PENDING[key] = (var, value)  # still pending (and raising) while it is wrong
+            raise
+        _defaults[key] = value

@@ -1,8 +1,4 @@
-"""The backend contract as code: the names an implementation module must define.
-
-:func:`verify` runs when the registry first loads a module, so a backend lacking a name is
-refused at once with the missing names, not deep inside a trace (docs/backend.md).
-"""
+"""The backend contract as code: the names an implementation module must define."""
 
 from __future__ import annotations
 
@@ -50,16 +46,12 @@ OPTIONAL = {
 
 def missing(module, info) -> list[str]:
     """The required names ``module`` lacks for the capabilities ``info`` declares."""
-    wanted = list(REQUIRED)
-    if info.autodiff is not None:
-        wanted += AUTODIFF
-    if info.compile:
-        wanted += COMPILE
-    return [name for name in wanted if not hasattr(module, name)]
+    extra = (AUTODIFF if info.autodiff is not None else ()) + (COMPILE if info.compile else ())
+    return [name for name in (*REQUIRED, *extra) if not hasattr(module, name)]
 
 
 def verify(module, info) -> None:
-    """BackendUnavailableError naming every required name the module lacks."""
+    """Refuse a module lacking required names at first load, not deep inside a trace."""
     absent = missing(module, info)
     if absent:
         raise BackendUnavailableError(

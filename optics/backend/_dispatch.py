@@ -1,11 +1,8 @@
-"""Find the implementation module for the arrays an operation receives.
-
-The fast path is one dictionary lookup on ``type(x)``; the slow path runs once per new array
-type (each loaded backend lists its ``array_types``) and for Python scalars (configured backend).
-"""
+"""Find the implementation module for the arrays an operation receives."""
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -13,6 +10,7 @@ import numpy as np
 from . import _config, _registry
 from . import _numpy_impl as numpy_impl
 
+#: The fast path, one lookup per call; resolve() adds each new array type once.
 _BY_TYPE: dict[type, object] = {np.ndarray: numpy_impl}
 
 
@@ -22,7 +20,6 @@ def _forget(impl):
 
 
 _registry.FORGET_HOOKS.append(_forget)
-_scalar_wrappers: dict[str, object] = {}
 
 
 def configured():
@@ -115,8 +112,6 @@ def scalar_array(impl, value, device=None):
     return impl.asarray(value, dtype=dtype, device=device)
 
 
+@functools.cache
 def _scalar_wrapper(impl):
-    wrapper = _scalar_wrappers.get(impl.name)
-    if wrapper is None:
-        wrapper = _scalar_wrappers[impl.name] = _ScalarOps(impl)
-    return wrapper
+    return _ScalarOps(impl)

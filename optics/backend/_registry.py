@@ -1,9 +1,4 @@
-"""The backend registry: name -> lazy loader -> capabilities (:class:`BackendInfo`).
-
-The rest of ``optics.backend`` asks it what a backend can do, never a backend's name; an
-implementation module is imported on first use, so ``import optics`` loads neither torch nor
-jax.  Adding a backend is one module and one :func:`register` call (docs/backend.md).
-"""
+"""The backend registry: name -> lazy loader -> capabilities; only it knows backends by name."""
 
 from __future__ import annotations
 
@@ -25,15 +20,13 @@ class BackendInfo:
     name : str
         The name users choose it by (``be.set_backend(name)``, ``--backend``).
     module : str
-        Implementation module: private to ``optics.backend`` when it starts with an
-        underscore (``"_jax_impl"``), else any importable module.
+        Implementation module: private to ``optics.backend`` when it starts with "_".
     requires : str or None
         Top-level package that must be importable (None: always available).
     install : str
         How to install it, quoted in :class:`BackendUnavailableError`.
     autodiff : {"tape", "transform", None}
-        How it differentiates: a recording mode and leaves (torch), function
-        transformations and tracers (jax), or not at all.
+        How it differentiates: recorded operations (torch), function transforms (jax), not.
     compile : bool
         Whether it compiles a whole trace into one graph (``compiled=True``).
     device_kinds : tuple of str
@@ -41,14 +34,11 @@ class BackendInfo:
     float64 : bool
         Whether it computes in float64.
     ray_block : int or None
-        Rays per block of a CPU eager trace without gradients, so each block's
-        temporaries stay in cache (:func:`optics.accel.ray_block_size`); None: one batch.
+        Rays per block of a CPU eager no-grad trace (accel.ray_block_size); None: one batch.
     batch_buckets : bool
-        Whether compiled traces pad batch sizes up to shared buckets (torch: slow to
-        compile, the cut is a view) rather than compile per size (jax).
+        Whether compiled traces pad batch sizes to shared buckets (torch) or compile each (jax).
     slow_dispatch : bool
-        Whether eager operations cost tens of µs each (jax), so scalar work is better
-        done in NumPy and converted once (:func:`optics.accel.on_host`).
+        Whether eager operations cost tens of µs (jax): scalar work runs in NumPy (accel.on_host).
     """
 
     name: str
@@ -93,7 +83,9 @@ def info(name: str) -> BackendInfo:
 
 
 def installed(name: str) -> bool:
-    """True when the backend's library can be imported (checked without importing it)."""
+    """True when ``name`` is registered and its library can be imported (without importing it)."""
+    if name not in names():
+        return False
     requires = _REGISTRY[name].requires
     if requires is None:
         return True
@@ -130,9 +122,8 @@ def load(name: str):
     if not installed(name):
         raise BackendUnavailableError(missing_message(name))
     try:
-        module = entry.module
-        path = f"{__package__}.{module}" if module.startswith("_") else module
-        impl = importlib.import_module(path)
+        private = entry.module.startswith("_")
+        impl = importlib.import_module(f"{__package__}.{entry.module}" if private else entry.module)
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise BackendUnavailableError(missing_message(name)) from exc
     _contract.verify(impl, entry)  # every required name is there, or a clear refusal now
@@ -144,13 +135,11 @@ def load(name: str):
 
 def loaded() -> list:
     """Implementation modules of backends whose library is imported (only those can own arrays)."""
-    out = []
-    for name, entry in _REGISTRY.items():
-        if name in _LOADED:
-            out.append(_LOADED[name])
-        elif entry.requires is None or sys.modules.get(entry.requires) is not None:
-            out.append(load(name))
-    return out
+    return [
+        load(name)
+        for name, entry in _REGISTRY.items()
+        if name in _LOADED or entry.requires is None or sys.modules.get(entry.requires) is not None
+    ]
 
 
 register(BackendInfo("numpy", "_numpy_impl", ray_block=2**15))
