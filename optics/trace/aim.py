@@ -19,7 +19,6 @@ from ..errors import SolveError
 from ..frames import surface_frames
 from ..solvers import (
     ROUND_OFF_CONSTANT,
-    SINGULAR_CONSTANT,
     implicit_correction_2x2,
     normalized_solve_masked,
     resolve_settings,
@@ -68,11 +67,7 @@ class AimResult:
 
 
 def stop_radius(optic, first_order):
-    """r_stop in mm: D/2 of a ``stop_diameter`` aperture, else the real EPD-edge ray's height.
-
-    That is the on-axis ray through the paraxial pupil's (1, 0) at the primary wavelength, in
-    the stop's local frame (attached; NaN when it fails before the stop).
-    """
+    """r_stop in mm as docs/aiming.md defines it (attached; NaN if the edge ray fails first)."""
     if optic.aperture.type == "stop_diameter":
         return be.asarray(optic.aperture.value) / 2.0
     zero = be.zeros_like(be.asarray(first_order.epd))
@@ -86,9 +81,7 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
     """Effective pupil coordinates that put each ray on (px, py) · r_stop at the stop.
 
     q (slopes, or object heights in mm), (px, py) and the wavelength (µm) broadcast together;
-    ``tol`` (mm) defaults to ROUND_OFF_CONSTANT · eps · max(1, r_stop, track to the stop) and
-    ``max_iter`` (per stage) to MAX_ITERATIONS, unless :func:`optics.solvers.solver_settings`
-    says otherwise.
+    ``tol`` (mm) and ``max_iter`` (per stage) default as docs/aiming.md says.
     """
     inputs = [be.asarray(v) for v in (qx, qy, px, py, wavelength)]
     shape = tuple(np.broadcast_shapes(*(tuple(v.shape) for v in inputs)))
@@ -122,7 +115,7 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
         q_all = [be.detach(flat(inputs[i], shape)) for i in (0, 1, 4)]
         problem = AimProblem(free_optic, *q_all, target, free_first_order)
         p_c, J_c = expand(p_chief), expand(J_chief)
-        step, singular = normalized_solve_masked(J_c, target, constant=SINGULAR_CONSTANT)
+        step, singular = normalized_solve_masked(J_c, target)
         start = be.where(singular[:, None], p_c, p_c + step)
         start = be.where(be.isfinite(start), start, p_c)
         p, converged, residual_norm = solve(problem, start, tol, max_iter, "pupil", chief=p_c)
@@ -193,9 +186,8 @@ OFF_CENTRE_FRACTION = 0.01
 def warn_if_off_centre(optic, fields, at_stop, first_order):
     """One grouped :class:`PupilAimWarning` for fields whose paraxially aimed chief misses.
 
-    ``at_stop``: the chief rays of the F ``fields`` just after the stop (global, clear
-    apertures open), shape (W, F), or (C, W, F) for C stacked configurations (one warning
-    each); a chief ray that fails before the stop misses it.
+    ``at_stop``: the F ``fields``' chief rays after the stop (global, apertures open), (W, F) or
+    (C, W, F) for C stacked configurations (a warning each); failing before the stop misses.
     """
     frame = surface_frames(optic.surfaces[: optic.stop_index + 1])[-1]
     x, y, *_ = frame.to_local(at_stop.x, at_stop.y, at_stop.z, at_stop.L, at_stop.M, at_stop.N)
@@ -206,10 +198,8 @@ def warn_if_off_centre(optic, fields, at_stop, first_order):
         bad = be.any(bad, axis=-2)  # (C, F)
         miss = be.max(be.where(at_stop.valid, miss, math.inf), axis=-2)
     # Read after the trace, with its other checks (never under jax.jit: nothing to read).
-    count = len(fields)
     for c in range(bad.shape[0]):  # one warning per stacked configuration (C = 1: the optic)
-        values = [r_stop[c, 0, 0]] + [bad[c, i] for i in range(count)]
-        values += [miss[c, i] for i in range(count)]
+        values = [r_stop[c, 0, 0], *bad[c], *miss[c]]
         accel.read_later(values, lambda read: _report_off_centre(fields, read))
 
 

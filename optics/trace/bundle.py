@@ -93,7 +93,10 @@ def trace_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=No
         the stop more than 1 % of the stop radius from its centre.
     """
     slices = list(iter_bundle(system, fields, wavelengths, pupil, method=method, aiming=aiming))
-    return slices[0] if len(slices) == 1 else _joined(slices)
+    if len(slices) == 1:
+        return slices[0]
+    px, py = (be.concatenate([getattr(c, name) for c in slices]) for name in ("px", "py"))
+    return dataclasses.replace(slices[0], rays=joined([c.rays for c in slices]), px=px, py=py)
 
 
 def iter_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=None, aiming=None):
@@ -214,12 +217,6 @@ def _shared_parts(system, setup, chief, clipped, at_stop):
         "primary": setup.wavelengths.index(primary) if primary in setup.wavelengths else None,
         "field_parameters": setup.q,
     }
-
-
-def _joined(chunks):
-    """One Bundle from the pupil slices of :func:`iter_bundle`."""
-    px, py = (be.concatenate([getattr(c, name) for c in chunks]) for name in ("px", "py"))
-    return dataclasses.replace(chunks[0], rays=joined([c.rays for c in chunks]), px=px, py=py)
 
 
 def _trace(system, setup, pupil, method, clip=True, probe=None):
