@@ -79,8 +79,7 @@ def _continue(problem, p, velocity, tol, max_iter, kind):
 class DifferenceProblem:
     """R(q) = F(q) − target, q (n, 2), with central-difference ∂F/∂q and Newton.
 
-    A subclass holds ``target`` and an ``_evaluated`` list and defines ``points(q)``: F for q
-    of shape (k, n, 2), NaN where a ray fails.
+    Subclasses hold ``target`` and an ``_evaluated`` list; ``points(q)``: F, q (k, n, 2), NaN fails.
     """
 
     #: The |q| below which the difference step stops shrinking.

@@ -51,11 +51,10 @@ class AimResult:
         Effective paraxial pupil coordinates to launch with (attached when gradients record).
     converged : bool array
         False where the ray could not be aimed (it is invalid).
-    residual_norm : array
-        |S − (px, py) · r_stop| in mm at the solution (detached); ``tolerance`` bounds it.
+    residual_norm, tolerance : array, float
+        |S − (px, py) · r_stop| in mm at the solution (detached), and its bound in mm.
     r_stop : array
         The stop radius in mm that (px, py) = 1 means.
-    tolerance : float
     """
 
     px: Any

@@ -26,18 +26,16 @@ from .real_image_height import field_parameters
 
 @dataclass(frozen=True)
 class Bundle:
-    """Rays at the image surface for every wavelength × field × pupil point.
+    """Rays at the image surface for every wavelength × field × pupil point (docs/tracing.md).
 
     Attributes
     ----------
     rays : Rays
         (W, F, P): wavelengths × fields × pupil points; global mm, ``opd`` from the launch.
     chief : Rays
-        The chief ray (px = py = 0) of every wavelength and field, (W, F), traced with
-        every clear aperture open.
+        The chief rays (px = py = 0), (W, F), traced with every clear aperture open.
     chief_valid, chief_blocked : bool array, shape (W, F)
-        False where the chief ray failed geometrically (no reference); True where it
-        traces but a clear aperture stops it.
+        False where the chief ray failed geometrically; True where a clear aperture stops it.
     fields, wavelengths, px, py : tuple, tuple, array (P,), array (P,)
         Normalized (hx, hy) field points (F), micrometres (W), normalized pupil coordinates.
     first_order, primary : ParaxialData, int or None
@@ -77,8 +75,7 @@ def trace_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=No
     ----------
     system : Optic or PreparedSystem
     fields, wavelengths : sequence, optional
-        Normalized (hx, hy) field points and wavelengths (µm); by default
-        ``optic.fields.normalized()`` and the optic's wavelengths.
+        Normalized (hx, hy) field points and wavelengths (µm); by default the optic's.
     pupil : int or (px, py), optional
         Normalized pupil samples (P,), or the rings of a hexapolar pattern
         (P = 1 + 3 rings (rings + 1), sample 0 the centre), 6 by default.
@@ -89,8 +86,7 @@ def trace_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=No
     Warns
     -----
     PupilAimWarning
-        Under paraxial aiming, once per call, when a field's chief ray crosses
-        the stop more than 1 % of the stop radius from its centre.
+        Under paraxial aiming, once per call, for chief rays over 1 % of r_stop off the stop centre.
     """
     slices = list(iter_bundle(system, fields, wavelengths, pupil, method=method, aiming=aiming))
     if len(slices) == 1:
@@ -100,12 +96,10 @@ def trace_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=No
 
 
 def iter_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=None, aiming=None):
-    """:func:`trace_bundle` as consecutive pupil slices: yields Bundles, as the method says.
+    """:func:`trace_bundle` (same parameters) as consecutive pupil slices: yields Bundles.
 
-    A ``Streamed`` method yields Bundles of about ``chunk_rays`` rays: ``rays`` (W, F, p),
-    ``px`` and ``py`` (p,) of the next p = max(1, chunk_rays // (W F)) pupil samples, the
-    rest shared (the chief rays traced once, first); any other method, one Bundle. Each
-    ray is traced exactly as in one batch. Parameters as :func:`trace_bundle`.
+    A ``Streamed`` method yields Bundles of about ``chunk_rays`` rays, ``rays`` (W, F, p) and
+    ``px``, ``py`` (p,) the slice's, the rest shared; any other method yields one Bundle.
     """
     method = resolve(method)
     n_pupil, samples = _pupil_samples(pupil)

@@ -6,7 +6,6 @@ paraxial seed, then one grad-attached correction if ``be.grad_active()`` (docs/f
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -149,8 +148,9 @@ def _solve(optic, targets, first_order, tol, max_iter, unique=None):
     problem = _FieldProblem(optic, distinct, first_order)
     tol = problem.default_tolerance() if tol is None else tol
     primal = problem.detached()  # graph-free iterations on every backend (JAX: stop_gradient)
+    seed = be.detach(distinct) * problem.per_unit  # the paraxial q₀ = h / m
     # Static when values are abstract (jit, vmap): no host reads, failures become NaN.
-    result, J_bar = primal.newton(problem.seed(), tol, max_iter, problem.static)
+    result, J_bar = primal.newton(seed, tol, max_iter, problem.static)
     if not problem.static:
         _raise_if_failed(result, problem, tol, max_iter)
     q = result.q
@@ -246,19 +246,8 @@ class _FieldProblem(DifferenceProblem):
         return ROUND_OFF_CONSTANT * be.machine_eps(self.target) * largest
 
     def detached(self):
-        """This problem on detached optic, targets and first-order data (itself off JAX)."""
-        optic, target, first_order = be.detach_all((self.optic, self.target, self.first_order))
-        if optic is self.optic:
-            return self
-        primal = copy.copy(self)
-        primal.optic, primal.target, primal.first_order = optic, target, first_order
-        primal.wavelength = be.detach(self.wavelength)
-        primal._evaluated = []
-        return primal
-
-    def seed(self):
-        """Paraxial q₀ = h / m, detached, shape (m, 2)."""
-        return be.detach(self.target) * self.per_unit
+        """This problem with every array in it detached (itself off JAX)."""
+        return be.detach_all(self)
 
     def points(self, q):
         """Chief-ray image-surface (x, y) in mm for q of shape (..., 2); NaN where it fails."""
