@@ -1,7 +1,6 @@
 """Batched 2×2 problems with central-difference Jacobians, and the aim's continuation solve.
 
-:class:`DifferenceProblem` is shared by real aiming (:class:`AimProblem`, here) and the
-field solve (:mod:`.real_image_height`); the solve and continuation are in docs/aiming.md.
+:class:`DifferenceProblem` serves the aim (``AimProblem``) and the field solve (docs/aiming.md).
 """
 
 from __future__ import annotations
@@ -17,8 +16,7 @@ from ..solvers import newton_2x2, newton_2x2_static, normalized_solve_masked
 from .launch import launch_rays
 from .loop import trace_to_surface
 
-#: Continuation for rays the direct solve misses: first step in s, smallest step
-#: before a ray is given up, most stages.
+#: Continuation for the rays Newton misses: first step in s, smallest before giving up, stages.
 FIRST_STEP = 0.125
 SMALLEST_STEP = 2.0**-10
 MAX_STAGES = 64
@@ -36,8 +34,7 @@ def solve(problem, start, tol, max_iter, kind, chief=None):
         return p, converged, norm
     sub = problem.subset(failed)
     if kind == "field":  # from the on-axis chief ray (p = 0 on a centred system)
-        origin = be.zeros_like(sub.target)
-        velocity = be.zeros_like(origin)
+        origin = velocity = be.zeros_like(sub.target)
     else:  # from the chief ray, first along its linear prediction
         origin = chief[failed]
         velocity, singular = normalized_solve_masked(sub.jacobian(origin), sub.target)
@@ -55,8 +52,7 @@ def _continue(problem, p, velocity, tol, max_iter, kind):
     """Adaptive continuation in s from 0 (solved: ``p``) to 1, one s and step per ray."""
     s = be.zeros_like(p[:, 0])
     step = s + FIRST_STEP
-    done = s > 1.0
-    failed = done
+    done = failed = s > 1.0
     for _ in range(MAX_STAGES):
         active = ~done & ~failed
         if not be.item(be.any(active)):

@@ -1,7 +1,7 @@
 """Real-ray aiming: rays launched so that they cross the stop where the pupil says.
 
-Each ray solves for the effective paraxial pupil coordinates it launches with; the batched
-problem and its continuation are in :mod:`._aim_solve`, the method in docs/aiming.md.
+Each ray solves for the effective paraxial pupil coordinates it launches with (docs/aiming.md);
+the batched problem and its continuation are in :mod:`._aim_solve`.
 """
 
 from __future__ import annotations
@@ -127,12 +127,8 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
         attached = AimProblem(optic, *q_attached, target, first_order)
         eye = be.broadcast_to(be.eye(2, dtype=J_bar.dtype), tuple(J_bar.shape))
         J_bar = be.where(converged[:, None, None], J_bar, eye)
-        p = implicit_correction_2x2(
-            lambda root: be.where(converged[:, None], attached.residual(root), 0.0),
-            p,
-            J_bar,
-            name="real ray aiming (implicit correction)",
-        )
+        R = be.where(converged[:, None], attached.residual(be.detach(p)), 0.0)
+        p = implicit_correction_2x2(R, p, J_bar, name="real ray aiming (implicit correction)")
     shaped = [be.reshape(v, shape) for v in (p[:, 0], p[:, 1], converged, residual_norm)]
     return AimResult(*shaped, r_stop=r_stop, tolerance=tol)
 
@@ -204,13 +200,10 @@ def warn_if_off_centre(optic, fields, at_stop, first_order):
 
 def _report_off_centre(fields, read):
     """The warning of :func:`warn_if_off_centre` from its values read on the host."""
-    if not math.isfinite(read[0]):
-        return  # no stop radius to measure by (real aiming says why)
     count = len(fields)
-    flagged, misses = read[1 : 1 + count], read[1 + count :]
-    indices = [i for i in range(count) if flagged[i]]
-    if not indices:
-        return
+    indices, misses = [i for i in range(count) if read[1 + i]], read[1 + count :]
+    if not indices or not math.isfinite(read[0]):
+        return  # nothing flagged, or no stop radius to measure by (real aiming says why)
     named = [
         f"({fields[i][0]:.4g}, {fields[i][1]:.4g})"
         + ("" if math.isfinite(misses[i]) else " (misses the stop)")

@@ -59,13 +59,12 @@ class Bundle:
     @property
     def reference_chief(self) -> Rays:
         """The chief rays (F,) of the primary wavelength, else the first (the spot reference)."""
-        index = 0 if self.primary is None else self.primary
-        return self.chief.map(lambda v: v[index, ...])
+        return self.chief.map(lambda v: v[self.primary or 0, ...])
 
     @property
     def reference_valid(self):
         """``chief_valid`` of :attr:`reference_chief`, shape (F,)."""
-        return self.chief_valid[0 if self.primary is None else self.primary, ...]
+        return self.chief_valid[self.primary or 0, ...]
 
 
 def trace_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=None, aiming=None):
@@ -77,11 +76,9 @@ def trace_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=No
     fields, wavelengths : sequence, optional
         Normalized (hx, hy) field points and wavelengths (µm); by default the optic's.
     pupil : int or (px, py), optional
-        Normalized pupil samples (P,), or the rings of a hexapolar pattern
-        (P = 1 + 3 rings (rings + 1), sample 0 the centre), 6 by default.
+        Normalized samples (P,), or hexapolar rings (6 by default: P = 1 + 3 rings (rings + 1)).
     method, aiming : optional
-        As for :func:`optics.trace_rays`; a ``Streamed`` method traces pupil slices
-        (:func:`iter_bundle`) and joins them.
+        As for :func:`optics.trace_rays`; ``Streamed`` traces pupil slices (:func:`iter_bundle`).
 
     Warns
     -----
@@ -190,9 +187,13 @@ def _chief_rays(system, setup, method):
 
 def _chiefs(traced, probe, clipped):
     """(open, clipped, at the stop or None) chief rays; the open one follows sample ``clipped``."""
+
+    def take(rays, index):  # pupil sample ``index`` of (W, F, P) rays, shaped (W, F)
+        return rays.map(lambda v: v[..., index])
+
     at_stop = traced.kept.get(probe)
-    at_stop = None if at_stop is None else _take(at_stop, clipped + 1)
-    return _take(traced.rays, clipped + 1), _take(traced.rays, clipped), at_stop
+    at_stop = None if at_stop is None else take(at_stop, clipped + 1)
+    return take(traced.rays, clipped + 1), take(traced.rays, clipped), at_stop
 
 
 def _shared_parts(system, setup, chief, clipped, at_stop):
@@ -233,8 +234,3 @@ def _trace(system, setup, pupil, method, clip=True, probe=None):
         return be.broadcast_to(v, shape) if be.is_array(v) and v.ndim == 3 else v
 
     return Traced(traced.rays.map(full), {k: r.map(full) for k, r in traced.kept.items()})
-
-
-def _take(rays, index):
-    """Pupil sample ``index`` of (W, F, P) rays, shaped (W, F)."""
-    return rays.map(lambda v: v[..., index])

@@ -96,7 +96,8 @@ def solve_real_image_height(system, hx, hy, *, tol=None, max_iter=MAX_ITERATIONS
 
 
 def _real_image_height(optic, hx, hy, first_order, tol, max_iter):
-    hx, hy = _as_float_array(hx), _as_float_array(hy)
+    # Arrays as given (gradients kept); numbers and lists as configured-precision floats.
+    hx, hy = (v if be.is_array(v) else be.asarray(np.asarray(v, float).tolist()) for v in (hx, hy))
     shape = tuple(np.broadcast_shapes(tuple(hx.shape), tuple(hy.shape)))
     pair = [x if tuple(x.shape) == shape else be.broadcast_to(x, shape) for x in (hx, hy)]
     flat = be.reshape(be.stack(pair, axis=-1), (-1, 2))
@@ -109,11 +110,6 @@ def _real_image_height(optic, hx, hy, first_order, tol, max_iter):
         unique = (be.asarray(first), be.asarray(np.reshape(inverse, -1)))
     q = _solve(optic, flat * optic.fields.max_magnitude, first_order, tol, max_iter, unique).q
     return be.reshape(q[:, 0], shape), be.reshape(q[:, 1], shape)
-
-
-def _as_float_array(value):
-    """An array as given (gradients kept); numbers and lists as configured-precision floats."""
-    return value if be.is_array(value) else be.asarray(np.asarray(value, dtype=float).tolist())
 
 
 def solve_fields(system, targets, *, tol=None, max_iter=MAX_ITERATIONS):
