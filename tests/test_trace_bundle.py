@@ -18,7 +18,7 @@ from optics.sampling import hexapolar
 from optics.solvers import newton_2x2
 from optics.surfaces import Surface
 from optics.system import Aperture, Fields, Optic, Wavelengths
-from optics.trace import real_image_height, trace_bundle, trace_rays, trace_surfaces
+from optics.trace import _aim_solve, trace_bundle, trace_rays, trace_surfaces
 
 COMPONENTS = ("x", "y", "z", "L", "M", "N", "opd")
 
@@ -58,7 +58,7 @@ def test_spot_diagram_solves_each_real_image_height_field_once(backend, monkeypa
         batches.append(tuple(q0.shape))
         return newton_2x2(residual, jacobian, q0, **kwargs)
 
-    monkeypatch.setattr(real_image_height, "newton_2x2", counting)
+    monkeypatch.setattr(_aim_solve, "newton_2x2", counting)
     spots = spot_diagram(optic)
     assert len(spots) == 9
     assert batches == [(3, 2)]  # one solve, three distinct fields, for all 3 wavelengths

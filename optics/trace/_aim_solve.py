@@ -1,7 +1,6 @@
 """Batched 2×2 problems with central-difference Jacobians, and the aim's continuation solve.
 
-:class:`DifferenceProblem` is shared by real aiming (:class:`AimProblem`, here) and the
-field solve (:mod:`.real_image_height`); the solve and continuation are in docs/aiming.md.
+:class:`DifferenceProblem` serves the aim (``AimProblem``) and the field solve (docs/aiming.md).
 """
 
 from __future__ import annotations
@@ -13,30 +12,21 @@ from typing import Any
 import numpy as np
 
 from .. import backend as be
-from ..solvers import (
-    ROUND_OFF_CONSTANT,
-    SINGULAR_CONSTANT,
-    newton_2x2,
-    newton_2x2_static,
-    normalized_solve_masked,
-)
+from ..solvers import newton_2x2, newton_2x2_static, normalized_solve_masked
 from .launch import launch_rays
 from .loop import trace_to_surface
 
-#: Continuation for rays the direct solve misses: first step in s, smallest step
-#: before a ray is given up, most stages.
+#: Continuation for the rays Newton misses: first step in s, smallest before giving up, stages.
 FIRST_STEP = 0.125
 SMALLEST_STEP = 2.0**-10
 MAX_STAGES = 64
 #: Newton steps per continuation stage (a good prediction converges in 2-4).
 STAGE_ITERATIONS = 8
-#: The Newton constants every 2×2 solve of the trace uses.
-CONSTANTS = {"round_off_constant": ROUND_OFF_CONSTANT, "singular_constant": SINGULAR_CONSTANT}
 
 
 def solve(problem, start, tol, max_iter, kind, chief=None):
     """Newton from ``start``, then continuation for the rays that fail: (p, converged, |R|)."""
-    result = problem.newton(start, tol, max_iter)
+    result = problem.newton(start, tol, max_iter)[0]
     p, converged, norm = result.q, result.converged, result.residual_norm
     failed = be.logical_not(converged)
     # Under jax.jit the failures cannot be counted: no continuation, they stay invalid.
@@ -44,8 +34,7 @@ def solve(problem, start, tol, max_iter, kind, chief=None):
         return p, converged, norm
     sub = problem.subset(failed)
     if kind == "field":  # from the on-axis chief ray (p = 0 on a centred system)
-        origin = be.zeros_like(sub.target)
-        velocity = be.zeros_like(origin)
+        origin = velocity = be.zeros_like(sub.target)
     else:  # from the chief ray, first along its linear prediction
         origin = chief[failed]
         velocity, singular = normalized_solve_masked(sub.jacobian(origin), sub.target)
@@ -60,15 +49,10 @@ def solve(problem, start, tol, max_iter, kind, chief=None):
 
 
 def _continue(problem, p, velocity, tol, max_iter, kind):
-    """Continuation in s from 0 (solved: ``p``) to 1 with one s and one step per ray.
-
-    A stage predicts along the secant of the last accepted one and corrects by Newton;
-    success doubles the ray's step, failure halves it, below SMALLEST_STEP the ray fails.
-    """
+    """Adaptive continuation in s from 0 (solved: ``p``) to 1, one s and step per ray."""
     s = be.zeros_like(p[:, 0])
     step = s + FIRST_STEP
-    done = s > 1.0
-    failed = done
+    done = failed = s > 1.0
     for _ in range(MAX_STAGES):
         active = ~done & ~failed
         if not be.item(be.any(active)):
@@ -76,7 +60,7 @@ def _continue(problem, p, velocity, tol, max_iter, kind):
         s_try = be.where(active, be.minimum(s + step, 1.0), s)
         seed = p + velocity * (s_try - s)[:, None]
         seed = be.where(be.isfinite(seed), seed, p)
-        result = problem.scaled(s_try, kind).newton(seed, tol, max_iter)
+        result = problem.scaled(s_try, kind).newton(seed, tol, max_iter)[0]
         ok = active & result.converged
         moved = be.where(ok, s_try - s, 1.0)
         velocity = be.where(ok[:, None], (result.q - p) / moved[:, None], velocity)
@@ -89,10 +73,9 @@ def _continue(problem, p, velocity, tol, max_iter, kind):
 
 
 class DifferenceProblem:
-    """R(q) = F(q) − target for q of shape (n, 2), with the central-difference ∂F/∂q.
+    """R(q) = F(q) − target, q (n, 2), with central-difference ∂F/∂q and Newton.
 
-    A subclass holds ``target`` and an ``_evaluated`` list and defines ``points(q)``: F for q
-    of shape (k, n, 2), NaN where a ray fails.
+    Subclasses hold ``target`` and an ``_evaluated`` list; ``points(q)``: F, q (k, n, 2), NaN fails.
     """
 
     #: The |q| below which the difference step stops shrinking.
@@ -105,9 +88,7 @@ class DifferenceProblem:
         return xy[0] - self.target, _difference_jacobian(xy[1:], plus, minus)
 
     def residual_keeping_jacobian(self, q):
-        """R(q), keeping J(q) for :meth:`jacobian`."""
-        # Newton asks for J where it has R: one trace per iterate instead of two (small
-        # batches are dominated by per-trace overhead).
+        """R(q), keeping J(q) for :meth:`jacobian` (asked where R was: one trace, not two)."""
         R, J = self.residual_and_jacobian(q)
         self._evaluated.append((q, J))
         return R
@@ -124,6 +105,15 @@ class DifferenceProblem:
             J = _difference_jacobian(self.points(be.concatenate([plus, minus])), plus, minus)
         self._evaluated = [(q, J)]
         return J
+
+    def newton(self, start, tol, max_iter, static=None):
+        """(Newton result, J at the root or None); ``static``: fixed shape, no host reads."""
+        if static is None:
+            static = be.is_abstract(start) or be.is_abstract(self.target)
+        options = dict(tol=tol, max_iter=max_iter)
+        if static:
+            return newton_2x2_static(self.residual_and_jacobian, start, **options)
+        return newton_2x2(self.residual_keeping_jacobian, self.jacobian, start, **options), None
 
     def _difference_points(self, q):
         """q ± δ e_j, each shape (2, n, 2) with axis 0 the perturbed coordinate j."""
@@ -165,13 +155,6 @@ class AimProblem(DifferenceProblem):
         if kind == "field":
             return replace(self, qx=self.qx * s, qy=self.qy * s)
         return replace(self, target=self.target * s[:, None])
-
-    def newton(self, start, tol, max_iter):
-        """:func:`optics.solvers.newton_2x2`; its fixed-shape variant for abstract values."""
-        options = dict(tol=tol, max_iter=max_iter, **CONSTANTS)
-        if be.is_abstract(start) or be.is_abstract(self.target):
-            return newton_2x2_static(self.residual_and_jacobian, start, **options)[0]
-        return newton_2x2(self.residual_keeping_jacobian, self.jacobian, start, **options)
 
     def points(self, p):
         """Local stop (x, y) in mm for p of shape (k, n, 2); NaN where a ray fails."""

@@ -1,7 +1,7 @@
 """Real-ray aiming: rays launched so that they cross the stop where the pupil says.
 
-Each ray solves for the effective paraxial pupil coordinates it launches with; the batched
-problem and its continuation are in :mod:`._aim_solve`, the method in docs/aiming.md.
+Each ray solves for the effective paraxial pupil coordinates it launches with (docs/aiming.md);
+the batched problem and its continuation are in :mod:`._aim_solve`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from ..errors import SolveError
 from ..frames import surface_frames
 from ..solvers import (
     ROUND_OFF_CONSTANT,
-    SINGULAR_CONSTANT,
     implicit_correction_2x2,
     normalized_solve_masked,
     resolve_settings,
@@ -52,11 +51,10 @@ class AimResult:
         Effective paraxial pupil coordinates to launch with (attached when gradients record).
     converged : bool array
         False where the ray could not be aimed (it is invalid).
-    residual_norm : array
-        |S − (px, py) · r_stop| in mm at the solution (detached); ``tolerance`` bounds it.
+    residual_norm, tolerance : array, float
+        |S − (px, py) · r_stop| in mm at the solution (detached), and its bound in mm.
     r_stop : array
         The stop radius in mm that (px, py) = 1 means.
-    tolerance : float
     """
 
     px: Any
@@ -68,11 +66,7 @@ class AimResult:
 
 
 def stop_radius(optic, first_order):
-    """r_stop in mm: D/2 of a ``stop_diameter`` aperture, else the real EPD-edge ray's height.
-
-    That is the on-axis ray through the paraxial pupil's (1, 0) at the primary wavelength, in
-    the stop's local frame (attached; NaN when it fails before the stop).
-    """
+    """r_stop in mm as docs/aiming.md defines it (attached; NaN if the edge ray fails first)."""
     if optic.aperture.type == "stop_diameter":
         return be.asarray(optic.aperture.value) / 2.0
     zero = be.zeros_like(be.asarray(first_order.epd))
@@ -86,9 +80,7 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
     """Effective pupil coordinates that put each ray on (px, py) · r_stop at the stop.
 
     q (slopes, or object heights in mm), (px, py) and the wavelength (µm) broadcast together;
-    ``tol`` (mm) defaults to ROUND_OFF_CONSTANT · eps · max(1, r_stop, track to the stop) and
-    ``max_iter`` (per stage) to MAX_ITERATIONS, unless :func:`optics.solvers.solver_settings`
-    says otherwise.
+    ``tol`` (mm) and ``max_iter`` (per stage) default as docs/aiming.md says.
     """
     inputs = [be.asarray(v) for v in (qx, qy, px, py, wavelength)]
     shape = tuple(np.broadcast_shapes(*(tuple(v.shape) for v in inputs)))
@@ -122,7 +114,7 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
         q_all = [be.detach(flat(inputs[i], shape)) for i in (0, 1, 4)]
         problem = AimProblem(free_optic, *q_all, target, free_first_order)
         p_c, J_c = expand(p_chief), expand(J_chief)
-        step, singular = normalized_solve_masked(J_c, target, constant=SINGULAR_CONSTANT)
+        step, singular = normalized_solve_masked(J_c, target)
         start = be.where(singular[:, None], p_c, p_c + step)
         start = be.where(be.isfinite(start), start, p_c)
         p, converged, residual_norm = solve(problem, start, tol, max_iter, "pupil", chief=p_c)
@@ -135,12 +127,8 @@ def aim(optic, qx, qy, px, py, wavelength, first_order, *, tol=None, max_iter=No
         attached = AimProblem(optic, *q_attached, target, first_order)
         eye = be.broadcast_to(be.eye(2, dtype=J_bar.dtype), tuple(J_bar.shape))
         J_bar = be.where(converged[:, None, None], J_bar, eye)
-        p = implicit_correction_2x2(
-            lambda root: be.where(converged[:, None], attached.residual(root), 0.0),
-            p,
-            J_bar,
-            name="real ray aiming (implicit correction)",
-        )
+        R = be.where(converged[:, None], attached.residual(be.detach(p)), 0.0)
+        p = implicit_correction_2x2(R, p, J_bar, name="real ray aiming (implicit correction)")
     shaped = [be.reshape(v, shape) for v in (p[:, 0], p[:, 1], converged, residual_norm)]
     return AimResult(*shaped, r_stop=r_stop, tolerance=tol)
 
@@ -193,9 +181,8 @@ OFF_CENTRE_FRACTION = 0.01
 def warn_if_off_centre(optic, fields, at_stop, first_order):
     """One grouped :class:`PupilAimWarning` for fields whose paraxially aimed chief misses.
 
-    ``at_stop``: the chief rays of the F ``fields`` just after the stop (global, clear
-    apertures open), shape (W, F), or (C, W, F) for C stacked configurations (one warning
-    each); a chief ray that fails before the stop misses it.
+    ``at_stop``: the F ``fields``' chief rays after the stop (global, apertures open), (W, F) or
+    (C, W, F) for C stacked configurations (a warning each); failing before the stop misses.
     """
     frame = surface_frames(optic.surfaces[: optic.stop_index + 1])[-1]
     x, y, *_ = frame.to_local(at_stop.x, at_stop.y, at_stop.z, at_stop.L, at_stop.M, at_stop.N)
@@ -206,22 +193,17 @@ def warn_if_off_centre(optic, fields, at_stop, first_order):
         bad = be.any(bad, axis=-2)  # (C, F)
         miss = be.max(be.where(at_stop.valid, miss, math.inf), axis=-2)
     # Read after the trace, with its other checks (never under jax.jit: nothing to read).
-    count = len(fields)
     for c in range(bad.shape[0]):  # one warning per stacked configuration (C = 1: the optic)
-        values = [r_stop[c, 0, 0]] + [bad[c, i] for i in range(count)]
-        values += [miss[c, i] for i in range(count)]
+        values = [r_stop[c, 0, 0], *bad[c], *miss[c]]
         accel.read_later(values, lambda read: _report_off_centre(fields, read))
 
 
 def _report_off_centre(fields, read):
     """The warning of :func:`warn_if_off_centre` from its values read on the host."""
-    if not math.isfinite(read[0]):
-        return  # no stop radius to measure by (real aiming says why)
     count = len(fields)
-    flagged, misses = read[1 : 1 + count], read[1 + count :]
-    indices = [i for i in range(count) if flagged[i]]
-    if not indices:
-        return
+    indices, misses = [i for i in range(count) if read[1 + i]], read[1 + count :]
+    if not indices or not math.isfinite(read[0]):
+        return  # nothing flagged, or no stop radius to measure by (real aiming says why)
     named = [
         f"({fields[i][0]:.4g}, {fields[i][1]:.4g})"
         + ("" if math.isfinite(misses[i]) else " (misses the stop)")

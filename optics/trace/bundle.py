@@ -26,18 +26,16 @@ from .real_image_height import field_parameters
 
 @dataclass(frozen=True)
 class Bundle:
-    """Rays at the image surface for every wavelength × field × pupil point.
+    """Rays at the image surface for every wavelength × field × pupil point (docs/tracing.md).
 
     Attributes
     ----------
     rays : Rays
         (W, F, P): wavelengths × fields × pupil points; global mm, ``opd`` from the launch.
     chief : Rays
-        The chief ray (px = py = 0) of every wavelength and field, (W, F), traced with
-        every clear aperture open.
+        The chief rays (px = py = 0), (W, F), traced with every clear aperture open.
     chief_valid, chief_blocked : bool array, shape (W, F)
-        False where the chief ray failed geometrically (no reference); True where it
-        traces but a clear aperture stops it.
+        False where the chief ray failed geometrically; True where a clear aperture stops it.
     fields, wavelengths, px, py : tuple, tuple, array (P,), array (P,)
         Normalized (hx, hy) field points (F), micrometres (W), normalized pupil coordinates.
     first_order, primary : ParaxialData, int or None
@@ -61,13 +59,12 @@ class Bundle:
     @property
     def reference_chief(self) -> Rays:
         """The chief rays (F,) of the primary wavelength, else the first (the spot reference)."""
-        index = 0 if self.primary is None else self.primary
-        return self.chief.map(lambda v: v[index, ...])
+        return self.chief.map(lambda v: v[self.primary or 0, ...])
 
     @property
     def reference_valid(self):
         """``chief_valid`` of :attr:`reference_chief`, shape (F,)."""
-        return self.chief_valid[0 if self.primary is None else self.primary, ...]
+        return self.chief_valid[self.primary or 0, ...]
 
 
 def trace_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=None, aiming=None):
@@ -77,32 +74,29 @@ def trace_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=No
     ----------
     system : Optic or PreparedSystem
     fields, wavelengths : sequence, optional
-        Normalized (hx, hy) field points and wavelengths (µm); by default
-        ``optic.fields.normalized()`` and the optic's wavelengths.
+        Normalized (hx, hy) field points and wavelengths (µm); by default the optic's.
     pupil : int or (px, py), optional
-        Normalized pupil samples (P,), or the rings of a hexapolar pattern
-        (P = 1 + 3 rings (rings + 1), sample 0 the centre), 6 by default.
+        Normalized samples (P,), or hexapolar rings (6 by default: P = 1 + 3 rings (rings + 1)).
     method, aiming : optional
-        As for :func:`optics.trace_rays`; a ``Streamed`` method traces pupil slices
-        (:func:`iter_bundle`) and joins them.
+        As for :func:`optics.trace_rays`; ``Streamed`` traces pupil slices (:func:`iter_bundle`).
 
     Warns
     -----
     PupilAimWarning
-        Under paraxial aiming, once per call, when a field's chief ray crosses
-        the stop more than 1 % of the stop radius from its centre.
+        Under paraxial aiming, once per call, for chief rays over 1 % of r_stop off the stop centre.
     """
     slices = list(iter_bundle(system, fields, wavelengths, pupil, method=method, aiming=aiming))
-    return slices[0] if len(slices) == 1 else _joined(slices)
+    if len(slices) == 1:
+        return slices[0]
+    px, py = (be.concatenate([getattr(c, name) for c in slices]) for name in ("px", "py"))
+    return dataclasses.replace(slices[0], rays=joined([c.rays for c in slices]), px=px, py=py)
 
 
 def iter_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=None, aiming=None):
-    """:func:`trace_bundle` as consecutive pupil slices: yields Bundles, as the method says.
+    """:func:`trace_bundle` (same parameters) as consecutive pupil slices: yields Bundles.
 
-    A ``Streamed`` method yields Bundles of about ``chunk_rays`` rays: ``rays`` (W, F, p),
-    ``px`` and ``py`` (p,) of the next p = max(1, chunk_rays // (W F)) pupil samples, the
-    rest shared (the chief rays traced once, first); any other method, one Bundle. Each
-    ray is traced exactly as in one batch. Parameters as :func:`trace_bundle`.
+    A ``Streamed`` method yields Bundles of about ``chunk_rays`` rays, ``rays`` (W, F, p) and
+    ``px``, ``py`` (p,) the slice's, the rest shared; any other method yields one Bundle.
     """
     method = resolve(method)
     n_pupil, samples = _pupil_samples(pupil)
@@ -193,9 +187,13 @@ def _chief_rays(system, setup, method):
 
 def _chiefs(traced, probe, clipped):
     """(open, clipped, at the stop or None) chief rays; the open one follows sample ``clipped``."""
+
+    def take(rays, index):  # pupil sample ``index`` of (W, F, P) rays, shaped (W, F)
+        return rays.map(lambda v: v[..., index])
+
     at_stop = traced.kept.get(probe)
-    at_stop = None if at_stop is None else _take(at_stop, clipped + 1)
-    return _take(traced.rays, clipped + 1), _take(traced.rays, clipped), at_stop
+    at_stop = None if at_stop is None else take(at_stop, clipped + 1)
+    return take(traced.rays, clipped + 1), take(traced.rays, clipped), at_stop
 
 
 def _shared_parts(system, setup, chief, clipped, at_stop):
@@ -214,12 +212,6 @@ def _shared_parts(system, setup, chief, clipped, at_stop):
         "primary": setup.wavelengths.index(primary) if primary in setup.wavelengths else None,
         "field_parameters": setup.q,
     }
-
-
-def _joined(chunks):
-    """One Bundle from the pupil slices of :func:`iter_bundle`."""
-    px, py = (be.concatenate([getattr(c, name) for c in chunks]) for name in ("px", "py"))
-    return dataclasses.replace(chunks[0], rays=joined([c.rays for c in chunks]), px=px, py=py)
 
 
 def _trace(system, setup, pupil, method, clip=True, probe=None):
@@ -242,8 +234,3 @@ def _trace(system, setup, pupil, method, clip=True, probe=None):
         return be.broadcast_to(v, shape) if be.is_array(v) and v.ndim == 3 else v
 
     return Traced(traced.rays.map(full), {k: r.map(full) for k, r in traced.kept.items()})
-
-
-def _take(rays, index):
-    """Pupil sample ``index`` of (W, F, P) rays, shaped (W, F)."""
-    return rays.map(lambda v: v[..., index])

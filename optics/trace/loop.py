@@ -68,8 +68,7 @@ def surface_loop(
     clip : bool or bool array
         Apply the clear apertures: to every ray, to none, or to the rays masked True.
     keep, roots : sequence, optional
-        Surfaces whose outgoing rays to keep (0: the rays given); Newton roots of an
-        earlier pass to start from, one per Newton surface.
+        Surfaces whose outgoing rays to keep (0: the rays given); prior Newton roots to start from.
     collect_roots, flag_unconverged, stage : optional
         Return the Newton roots / the unconverged-rays mask (:class:`Traced`);
         ``stage(step, state)`` runs one surface (``accel.compiled_stage`` in a graph).

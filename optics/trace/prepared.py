@@ -90,10 +90,7 @@ def optic_of(system):
 
 
 def propagate(system, rays: Rays, *, clip=True) -> Rays:
-    """Trace ``rays`` (global coordinates, object space, any shape) to the image, eagerly.
-
-    ``clip``: apply the clear apertures (see :func:`optics.trace.loop.surface_loop`).
-    """
+    """``rays`` (global, object space, any shape) at the image; ``clip`` as in surface_loop."""
     system = prepare(system)
     arrays = [be.asarray(getattr(rays, f.name)) for f in dataclasses.fields(Rays)]
     shape = tuple(np.broadcast_shapes(*(tuple(a.shape) for a in arrays)))

@@ -1,13 +1,11 @@
 """Real-image-height fields: the coupled 2×2 solve for the object-space field.
 
-q = (qx, qy) is the root of I(q, θ) − h, I the chief ray's global (x, y) on the image surface:
-graph-free damped Newton from the paraxial seed, then one grad-attached implicit correction
-while ``be.grad_active()`` (docs/fields.md, docs/implicit-differentiation.md).
+q solves I(q, θ) = h, I the chief ray's global image (x, y): graph-free damped Newton from the
+paraxial seed, then one grad-attached correction if ``be.grad_active()`` (docs/fields.md).
 """
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -16,14 +14,8 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import SolveError
-from ..solvers import (
-    ROUND_OFF_CONSTANT,
-    implicit_correction_2x2,
-    newton_2x2,
-    newton_2x2_static,
-    normalized_solve_masked,
-)
-from ._aim_solve import CONSTANTS, DifferenceProblem
+from ..solvers import ROUND_OFF_CONSTANT, implicit_correction_2x2, normalized_solve_masked
+from ._aim_solve import DifferenceProblem
 from .aim import launch
 from .object_field import object_space_field, unit_field_image_height
 from .prepared import prepare, propagate
@@ -66,9 +58,8 @@ class FieldSolveResult:
         Object-space field parameters (attached to θ and h when gradients record).
     n_iter : int
         Newton steps the batch took.
-    residual_norm : array, shape (m,)
-        |I(q̄) − h| in mm at the primal solution (detached); ``tolerance`` bounds it.
-    tolerance : float
+    residual_norm, tolerance : array (m,), float
+        |I(q̄) − h| in mm at the primal solution (detached), and its bound in mm.
     """
 
     q: Any
@@ -85,12 +76,10 @@ def solve_real_image_height(system, hx, hy, *, tol=None, max_iter=MAX_ITERATIONS
     system : Optic or PreparedSystem
         A system whose ``fields.type`` is ``"real_image_height"``.
     hx, hy : float or array
-        Normalized fields: the requested global image height is (hx, hy) ·
-        ``optic.fields.max_magnitude`` mm.  They broadcast together and may be attached.
-    tol : float, optional
-        Convergence tolerance on |I − h| in mm; dtype-aware by default.
-    max_iter : int
-        Most Newton steps.
+        Normalized fields, broadcast together, may be attached: the requested global image
+        height is (hx, hy) · ``optic.fields.max_magnitude`` mm.
+    tol, max_iter : float (optional), int
+        Tolerance on |I − h| in mm (dtype-aware by default); most Newton steps.
 
     Returns
     -------
@@ -100,14 +89,15 @@ def solve_real_image_height(system, hx, hy, *, tol=None, max_iter=MAX_ITERATIONS
     Raises
     ------
     SolveError
-        When a field cannot be solved; the message names the field, why, and the residual.
+        Naming the field that cannot be solved, why, and its residual.
     """
     system = prepare(system)
     return _real_image_height(system.optic, hx, hy, system.first_order, tol, max_iter)
 
 
 def _real_image_height(optic, hx, hy, first_order, tol, max_iter):
-    hx, hy = _as_float_array(hx), _as_float_array(hy)
+    # Arrays as given (gradients kept); numbers and lists as configured-precision floats.
+    hx, hy = (v if be.is_array(v) else be.asarray(np.asarray(v, float).tolist()) for v in (hx, hy))
     shape = tuple(np.broadcast_shapes(tuple(hx.shape), tuple(hy.shape)))
     pair = [x if tuple(x.shape) == shape else be.broadcast_to(x, shape) for x in (hx, hy)]
     flat = be.reshape(be.stack(pair, axis=-1), (-1, 2))
@@ -122,11 +112,6 @@ def _real_image_height(optic, hx, hy, first_order, tol, max_iter):
     return be.reshape(q[:, 0], shape), be.reshape(q[:, 1], shape)
 
 
-def _as_float_array(value):
-    """An array as given (gradients kept); numbers and lists as configured-precision floats."""
-    return value if be.is_array(value) else be.asarray(np.asarray(value, dtype=float).tolist())
-
-
 def solve_fields(system, targets, *, tol=None, max_iter=MAX_ITERATIONS):
     """Solve for the object-space field parameters of requested chief-ray image heights.
 
@@ -136,11 +121,9 @@ def solve_fields(system, targets, *, tol=None, max_iter=MAX_ITERATIONS):
         Any field type: only the geometry and aperture matter.
     targets : array, shape (m, 2)
         Requested global (x, y) on the image surface in mm; may be attached.
-    tol : float, optional
-        Tolerance on |I − h| in mm; default ``ROUND_OFF_CONSTANT · eps ·
-        max(1, max|h|, total track, |object distance|)``.
-    max_iter : int
-        Most Newton steps.
+    tol, max_iter : float (optional), int
+        Tolerance on |I − h| in mm, by default ``ROUND_OFF_CONSTANT · eps · max(1, max|h|,
+        total track, |object distance|)``; most Newton steps.
 
     Returns
     -------
@@ -161,12 +144,10 @@ def _solve(optic, targets, first_order, tol, max_iter, unique=None):
     problem = _FieldProblem(optic, distinct, first_order)
     tol = problem.default_tolerance() if tol is None else tol
     primal = problem.detached()  # graph-free iterations on every backend (JAX: stop_gradient)
-    options = dict(tol=tol, max_iter=max_iter, **CONSTANTS)
-    seed, J_bar = problem.seed(), None
-    if problem.static:  # values abstract (jit, vmap): no host reads, failures become NaN
-        result, J_bar = newton_2x2_static(primal.residual_and_jacobian, seed, **options)
-    else:
-        result = newton_2x2(primal.residual_keeping_jacobian, primal.jacobian, seed, **options)
+    seed = be.detach(distinct) * problem.per_unit  # the paraxial q₀ = h / m
+    # Static when values are abstract (jit, vmap): no host reads, failures become NaN.
+    result, J_bar = primal.newton(seed, tol, max_iter, problem.static)
+    if not problem.static:
         _raise_if_failed(result, problem, tol, max_iter)
     q = result.q
     expand = (lambda v: v) if unique is None else (lambda v: v[unique[1]])
@@ -227,11 +208,13 @@ class _FieldProblem(DifferenceProblem):
         self._evaluated = []
         with be.no_grad():
             unit = unit_field_image_height(optic, first_order)
-        #: Values that cannot be read on the host (jit, vmap): the fixed-shape solve.  A
-        #: parameter the paraxial data ignore (a conic, a tilt) shows only in a real ray.
-        self.static = be.is_compiling(unit, target) or (
-            be.is_compiling() and be.is_compiling(self._axial_image())
-        )
+        #: Values that cannot be read on the host (jit, vmap): the fixed-shape solve.  A parameter
+        #: the paraxial data ignore (a conic, a tilt) shows only in a real ray (here q = 0's).
+        self.static = be.is_compiling(unit, target)
+        if not self.static and be.is_compiling():
+            with be.no_grad():
+                axial = self.points(be.zeros_like(be.detach(target)))
+            self.static = be.is_compiling(axial)
         if not self.static:  # static: no seed where unit is 0 or NaN, and those fields fail
             unit = float(be.item(unit))
             if not math.isfinite(unit) or unit == 0.0:
@@ -244,11 +227,6 @@ class _FieldProblem(DifferenceProblem):
         self.per_unit = 1.0 / unit  # q per mm of image height
         # Typical |q| of the system's fields: sizes the difference step.
         self.q_scale = abs(self.per_unit) * (self.field_scale if self.field_scale > 0 else 1.0)
-
-    def _axial_image(self):
-        """(x, y) of the q = 0 chief ray: a value that depends on every surface."""
-        with be.no_grad():
-            return self.points(be.zeros_like(be.detach(self.target)))
 
     def default_tolerance(self):
         """ROUND_OFF_CONSTANT · eps · (largest length the chief ray sees), mm."""
@@ -264,19 +242,8 @@ class _FieldProblem(DifferenceProblem):
         return ROUND_OFF_CONSTANT * be.machine_eps(self.target) * largest
 
     def detached(self):
-        """This problem on detached optic, targets and first-order data (itself off JAX)."""
-        optic, target, first_order = be.detach_all((self.optic, self.target, self.first_order))
-        if optic is self.optic:
-            return self
-        primal = copy.copy(self)
-        primal.optic, primal.target, primal.first_order = optic, target, first_order
-        primal.wavelength = be.detach(self.wavelength)
-        primal._evaluated = []
-        return primal
-
-    def seed(self):
-        """Paraxial q₀ = h / m, detached, shape (m, 2)."""
-        return be.detach(self.target) * self.per_unit
+        """This problem with every array in it detached (itself off JAX)."""
+        return be.detach_all(self)
 
     def points(self, q):
         """Chief-ray image-surface (x, y) in mm for q of shape (..., 2); NaN where it fails."""
