@@ -193,8 +193,10 @@ def warn_if_off_centre(optic, fields, at_stop, first_order):
         bad = be.any(bad, axis=-2)  # (C, F)
         miss = be.max(be.where(at_stop.valid, miss, math.inf), axis=-2)
     # Read after the trace, with its other checks (never under jax.jit: nothing to read).
+    count = len(fields)  # indexed per element: the Array API has no implicit trailing axes
     for c in range(bad.shape[0]):  # one warning per stacked configuration (C = 1: the optic)
-        values = [r_stop[c, 0, 0], *bad[c], *miss[c]]
+        values = [r_stop[c, 0, 0], *(bad[c, i] for i in range(count))]
+        values += [miss[c, i] for i in range(count)]
         accel.read_later(values, lambda read: _report_off_centre(fields, read))
 
 
