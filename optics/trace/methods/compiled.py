@@ -175,9 +175,14 @@ def _prepare(system, inputs, compiler, newton_iterations, roots=None):
     ]
     optic = system.optic
     context = (optic, views.dataclass(system.first_order))
-    viewed = {}  # one view per medium: the same object before and after means no refraction
     wavelength = inputs[4] if isinstance(inputs[4], numbers.Real) else flat[4]
-    indices = tuple(viewed.setdefault(id(a), views(a)) for a in system.indices(wavelength))
+    media = system.indices(wavelength)
+    # One view per medium, made once: the same object before and after means no refraction.
+    viewed = {}
+    for a in media:
+        if id(a) not in viewed:
+            viewed[id(a)] = views(a)
+    indices = tuple(viewed[id(a)] for a in media)
     frames = [views.frame(frame) for frame in system.frames]
     surfaces = [views.surface(surface) for surface in optic.surfaces]
     collect = isinstance(roots, list)
