@@ -97,7 +97,8 @@ def agf_text(cases=CASES):
             f"NM TEST-{formula} {formula} 517642 1.5168 64.17 0 1 0",
             "GC written by hand",
             "ED 7.1 8.3 2.51 -0.0009 0",
-            "CD " + " ".join(f"{c:.12E}" for c in coefficients),
+            # ten values, as the vendors write them: unused coefficients are zeros
+            "CD " + " ".join(f"{c:.12E}" for c in [*coefficients, *[0.0] * (10 - len(coefficients))]),
             "TD 1.86E-06 1.31E-08 -1.37E-11 4.34E-07 6.27E-10 1.7E-01 2.0E+01",
             "OD 1.0 1.0 0.0 1.0 2.3 2.3",
             "LD 0.3 2.5",
@@ -183,10 +184,17 @@ def test_the_environment_variable_adds_catalogs(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("NM X 14 0 1.5 60 0 0\nCD 1 2\n", r"line 1: glass 'X': dispersion formula 14 is not one"),
+        ("NM X 14 0 1.5 60 0 0\nCD 1 2 0 0 0 0\n", r"line 1: glass 'X': dispersion formula 14 is not one"),
         ("CC c\nNM X 2 0 1.5 60 0 0\nTD 1 2\n", r"line 2: glass 'X' has no CD"),
-        ("NM X 2 0 1.5 60 0 0\nCD 1 a 3\n", r"line 2: glass 'X': CD values must be numbers"),
-        ("NM X 2 0 1.5 60 0 0\nCD 1 2\nLD 2 1\n", r"line 3: glass 'X': LD wavelength range"),
+        ("NM X 2 0 1.5 60 0 0\nCD 1 a 3 0 0 0\n", r"line 2: glass 'X': CD values must be numbers"),
+        ("NM X 2 0 1.5 60 0 0\nCD 1 2 0 0 0 0\nLD 2 1\n", r"line 3: glass 'X': LD wavelength range"),
+        ("NM X 2 0 1.5 60 0 0\nCD 1 0.006 0.2\n", r"line 2: glass 'X': CD has 3 value\(s\); formula 2 "),
+        ("NM X 2 0 1.5 60 0 0\nCD\n", r"line 2: glass 'X': CD has 0 value\(s\)"),
+        ("NM X 1 0 1.5 60 0 0\nCD -2 0 0 0 0 0\n", r"line 2: glass 'X': the CD coefficients give no real"),
+        (
+            "NM X 1 0 1.5 60 0 0\nCD 2.2 0 0 0 0 0\nNM Y 1 0 1.5 60 0 0\nCD 1 -1 0 0 0 0\nLD 0.3 2.5\n",
+            r"line 4: glass 'Y': the CD coefficients give no real index \(n² <= 0\) at 1.014 µm",
+        ),
         ("NM X 2 0\n", r"line 1: NM needs a name, formula"),
         ("CC only a comment\n", r"no glass records"),
     ],
@@ -194,3 +202,24 @@ def test_the_environment_variable_adds_catalogs(tmp_path, monkeypatch):
 def test_bad_catalogs_name_the_file_and_line(text, message):
     with pytest.raises(agf.AgfError, match=r"bad\.agf: " + message):
         agf.parse_agf(text, "bad.agf")
+
+
+def test_values_continued_on_the_next_lines_belong_to_the_record():
+    # As Nikon's catalog writes CD and TD: the values wrap onto lines without a mnemonic.
+    text = (
+        "NM WRAPPED 2 0 1.5168 64.17 0 0\n"
+        "CD 1.03961212 0.00600069867 0.231792344\n"
+        "0.0200179144 1.01046945\n"
+        "103.560653 0 0 0 0\n"
+        "TD 1.86E-06 1.31E-08 -1.37E-11\n"
+        "4.34E-07 6.27E-10 1.7E-01 2.0E+01\n"
+        "OD 1 1 1\n"
+        "2.0 3.0\n"  # a continued record that is not read: its values are skipped
+        "LD 0.3 2.5\n"
+    )
+    glass = agf.parse_agf(text, "wrapped.agf").glasses["WRAPPED"]
+    assert glass.coefficients == CASES[2][0]
+    assert glass.thermal.as_dict()["reference_temperature"] == 20.0
+    assert glass.wavelength_range == (0.3, 2.5)
+    n = _glass_catalog.evaluate(glass.dispersion("wrapped"), np.array([0.5875618]))
+    assert abs(float(n[0]) - 1.5168) < 1e-5

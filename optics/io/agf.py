@@ -12,25 +12,33 @@ Formats")::
     OD ... (cost, resistances)    LD <λ min> <λ max> (µm)    IT <λ> <transmission> <thickness>
 
 Read here: NM, CD, TD, LD, the first value of ED (α −30/+70 °C, 1e-6/K) and GC (the
-glass comment); the others are
-skipped.  :func:`read_agf` gives an :class:`AgfCatalog`, whose glasses give
+glass comment); the others are skipped.  A record's values may continue on the
+following lines, which then start with a number instead of a mnemonic (vendor files
+such as Nikon's write CD and TD so): those values belong to the record above.  :func:`read_agf` gives an :class:`AgfCatalog`, whose glasses give
 :class:`optics._glass_catalog.Dispersion` data through
 :meth:`AgfGlass.dispersion`.  The formulas are the 13 of OpticStudio
 (:data:`optics._dispersion_formulas.AGF_FORMULA_NAMES`); formula numbers
-outside them, a record without ``CD`` or a number that does not parse are
-:class:`AgfError` naming the file, the line and the glass.
+outside them, a record without ``CD``, a ``CD`` with fewer values than its formula
+has coefficients, coefficients that give no real index (n² <= 0) inside the glass's
+wavelength range, or a number that does not parse are :class:`AgfError` naming the
+file, the line and the glass.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from .. import _glass_catalog
+from .. import backend as be
 from .._dispersion_formulas import AGF_FORMULA_NAMES
 from .._glass_catalog import Dispersion, ThermalData
+from .._glass_catalog._evaluate import evaluate
 from ..errors import OpticsError
 
 __all__ = [
@@ -47,6 +55,13 @@ __all__ = [
 
 ENVIRONMENT_VARIABLE = "OPTICS_GLASS_CATALOGS"
 """AGF files to search before the built-in catalogs: paths separated by ``os.pathsep``."""
+
+COEFFICIENT_COUNTS = {1: 6, 2: 6, 3: 6, 4: 5, 5: 3, 6: 8, 7: 4, 8: 4, 9: 5, 10: 8, 11: 10, 12: 8, 13: 9}
+"""AGF formula number -> how many ``CD`` values its formula reads (OpticStudio's list)."""
+
+CHECK_WAVELENGTHS = (0.365, 0.4861327, 0.5875618, 0.6562725, 1.014, 2.0)
+"""µm: where a glass's index is checked to be real (those inside its ``LD`` range, or
+all of them when it has none)."""
 
 STATUS_NAMES = {0: "standard", 1: "preferred", 2: "obsolete", 3: "special", 4: "melt"}
 """AGF status codes (the NM line's 7th field)."""
@@ -175,12 +190,18 @@ def _decode(raw: bytes) -> str:
 def parse_agf(text: str, source: str = "<agf>", name: str = "agf") -> AgfCatalog:
     """An :class:`AgfCatalog` from AGF text (``source`` and the catalog ``name`` for messages)."""
     catalog = AgfCatalog(name=name, path=source)
-    record = None
+    record, last = None, None  # the record being read and its last numeric key
     for number, line in enumerate(text.splitlines(), start=1):
         words = line.split()
         if not words:
             continue
         key = words[0].upper()
+        if record is not None and _is_number(words[0]):
+            if last in ("CD", "TD", "LD"):  # a continuation line of that record
+                values, first = record[last]
+                record[last] = (values + _numbers(words, source, number, record["name"], last), first)
+            continue
+        last = key
         if key == "CC" and not catalog.glasses and record is None:
             catalog.comment = line.strip()[2:].strip()
         elif key == "NM":
@@ -237,6 +258,14 @@ def _numbers(words, source, number, name, key):
     return values
 
 
+def _is_number(word):
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True
+
+
 def _expansion(words):
     """α (1/K) of an ED line's first value (1e-6/K); None when missing, 0 or unreadable:
     the thermal expansion is informative, so a bad ED line never stops the catalog."""
@@ -254,7 +283,14 @@ def _close(record, catalog, source):
     name, line = record["name"], record["line"]
     if "CD" not in record:
         raise AgfError(f"{source}: line {line}: glass {name!r} has no CD (dispersion) line")
-    coefficients = tuple(record["CD"][0])
+    values, cd_line = record["CD"]
+    needed = COEFFICIENT_COUNTS[record["formula"]]
+    if len(values) < needed:
+        raise AgfError(
+            f"{source}: line {cd_line}: glass {name!r}: CD has {len(values)} value(s); formula "
+            f"{record['formula']} ({AGF_FORMULA_NAMES[record['formula']]}) needs {needed}"
+        )
+    coefficients = tuple(values)
     while coefficients and coefficients[-1] == 0.0:
         coefficients = coefficients[:-1]
     thermal = None
@@ -272,23 +308,38 @@ def _close(record, catalog, source):
                 f"{low:g} {high:g} must be 0 < min < max (µm)"
             )
         valid = (low, high)
-    catalog.glasses.setdefault(
-        name,
-        AgfGlass(
-            name=name,
-            formula=record["formula"],
-            nd=record["nd"],
-            vd=record["vd"],
-            status=record["status"],
-            coefficients=coefficients,
-            thermal=thermal,
-            wavelength_range=valid,
-            expansion=expansion,
-            mil=record["mil"],
-            comment=record.get("comment", ""),
-            line=line,
-        ),
+    glass = AgfGlass(
+        name=name,
+        formula=record["formula"],
+        nd=record["nd"],
+        vd=record["vd"],
+        status=record["status"],
+        coefficients=coefficients,
+        thermal=thermal,
+        wavelength_range=valid,
+        expansion=expansion,
+        mil=record["mil"],
+        comment=record.get("comment", ""),
+        line=line,
     )
+    _check_real_index(glass, source, cd_line)
+    catalog.glasses.setdefault(name, glass)
+
+
+def _check_real_index(glass, source, cd_line):
+    """AgfError when the coefficients give n² <= 0 (or no number) in the glass's range."""
+    low, high = glass.wavelength_range or (0.0, float("inf"))
+    wavelengths = [w for w in CHECK_WAVELENGTHS if low <= w <= high] or [0.5 * (low + high)]
+    with be.using("numpy", precision="float64"), np.errstate(all="ignore"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            n = np.asarray(evaluate(glass.dispersion(glass.name), np.asarray(wavelengths)))
+    bad = [w for w, value in zip(wavelengths, n) if not (np.isfinite(value) and value > 0)]
+    if bad:
+        raise AgfError(
+            f"{source}: line {cd_line}: glass {glass.name!r}: the CD coefficients give no real "
+            f"index (n² <= 0) at {bad[0]:g} µm, inside its wavelength range"
+        )
 
 
 def add_glass_catalog(path, name: str | None = None) -> AgfCatalog:
