@@ -223,3 +223,27 @@ def test_values_continued_on_the_next_lines_belong_to_the_record():
     assert glass.wavelength_range == (0.3, 2.5)
     n = _glass_catalog.evaluate(glass.dispersion("wrapped"), np.array([0.5875618]))
     assert abs(float(n[0]) - 1.5168) < 1e-5
+
+
+def test_a_lens_traced_where_its_glass_gives_no_real_index_is_refused_when_loaded(tmp_path):
+    # A glass fitted on 0.3-2.5 µm whose formula gives n² < 0 beyond 3 µm (a real AGF
+    # file may say nothing more), used by a lens at 4 µm: a NaN lens before the check.
+    (tmp_path / "short.agf").write_text(
+        "NM SHORT 1 0 1.5 60 0 0\nCD 2.3 -0.26 0 0 0 0\nLD 0.3 2.5\n", encoding="utf-8"
+    )
+    agf.add_glass_catalog(tmp_path / "short.agf")
+    lens = tmp_path / "lens.toml"
+    lens.write_text(
+        "[aperture]\ntype = 'epd'\nvalue = 10\n[fields]\ntype = 'angle'\nvalues = [0]\n"
+        "[wavelengths]\nvalues = [0.55, 4.0]\n"
+        "[[surfaces]]\nthickness = inf\n"
+        "[[surfaces]]\nradius = 50\nthickness = 5\nmaterial = 'SHORT'\nstop = true\n"
+        "[[surfaces]]\nradius = -50\nthickness = 45\n"
+        "[[surfaces]]\n",
+        encoding="utf-8",
+    )
+    from optics.errors import LensFileError
+    from optics.io import load
+
+    with pytest.raises(LensFileError, match=r"lens\.toml: surface 1: material 'SHORT' has no real index at 4 µm"):
+        load(lens)

@@ -295,3 +295,30 @@ def test_the_index_parameter_of_a_warm_model_glass_is_reachable():
     assert float(optics.paraxial(warm).efl) < before
     with pytest.raises(optics.params.ParameterPathError, match="no index parameter"):
         get_param(singlet(temperature=40.0), "surfaces[1].material.index")
+
+
+def test_the_row_at_the_lens_s_own_temperature_is_zero_for_a_glass_given_at_25_c():
+    # OHARA gives S-LAH64 at 25 °C; a lens without [environment] is at 20 °C.  The row at
+    # 20 °C moves the glass from 25 to 20 °C, and so must the reference: 0 by definition
+    # (before, the reference kept the 25 °C catalog index: 0.694 µm).
+    data = {
+        "aperture": {"type": "epd", "value": 10.0},
+        "wavelengths": {"values": [E_LINE]},
+        "surfaces": [
+            {"thickness": float("inf")},
+            {"radius": RADIUS, "thickness": CENTRE, "material": "S-LAH64", "stop": True},
+            {"radius": -RADIUS, "thickness": IMAGE},
+            {},
+        ],
+    }
+    lens = lensfile.optic_from_dict(data)
+    assert CatalogGlass("S-LAH64").thermal.reference_temperature == 25.0
+    result = thermal_focus_shift(lens, 10.0, 30.0, 2, best_focus=True)
+    assert result.temperatures[1] == 20.0
+    assert result.focus_shift[1] == 0.0
+    assert abs(result.best_focus_shift[1]) < 1e-12
+    assert abs(float(focus_shift_at(lens, 20.0))) < 1e-12
+    # and the 10 °C row is the change from 20 °C, not from the catalog's 25 °C
+    to_catalog = float(focus_shift_at(lens, 25.0))
+    assert abs(result.focus_shift[0] - float(focus_shift_at(lens, 10.0))) < 1e-12
+    assert abs(to_catalog) > 1e-5

@@ -20,6 +20,7 @@ from .._version import __version__
 from ..errors import LensFileError
 from . import _toml_writer, codev, zemax
 from ._files import read_bytes
+from ._media import check_media
 from ._parse import check_tree, json_loads, parse
 from ._schema import optic_from_dict
 from ._serialize import optic_to_dict
@@ -72,6 +73,12 @@ def load(path_or_name, *, glass_fallback=None):
         line or surface index, and the key.
     """
     path, source = _resolve(path_or_name)
+    optic = _read(path, source, glass_fallback)
+    check_media(optic, source)
+    return optic
+
+
+def _read(path, source, glass_fallback):
     fmt = _format(path, source)
     if fmt == "zmx":
         return zemax.load(path, glass_fallback=glass_fallback)

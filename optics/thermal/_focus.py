@@ -97,9 +97,13 @@ def focus_shift_at(optic, temperature, *, reference=None, pressure=None, wavelen
 
 
 def _at_reference(optic, reference, pressure):
-    own = environment_of(optic)
-    if (reference is None or reference == own.temperature) and pressure in (None, own.pressure):
-        return optic
+    """The optic at the reference environment, its media moved there like every row's.
+
+    Never the optic itself: a glass whose catalog is given at another temperature (Ohara's
+    25 °C) has its catalog index in ``optic``, and the row at the optic's own temperature
+    moves it to that temperature; the reference must be moved the same way for that row
+    to be 0.
+    """
     return at_environment(optic, reference, pressure)
 
 
