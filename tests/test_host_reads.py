@@ -1,6 +1,6 @@
 """No host reads inside a Torch trace: its checks are read once, after it.
 
-``be.count_host_reads`` patches the tensor class so that every ``item``,
+``count_host_reads`` (tests/host_reads.py) patches the tensor class so that every ``item``,
 ``bool``, ``int``, ``float``, ``__index__``, ``tolist`` and ``numpy`` call is
 counted (on a GPU each would wait for the device).  A trace may make exactly
 one: the deferred read of its checks (solver rejection counts, the paraxial
@@ -25,6 +25,7 @@ from optics.solvers import SYNC_FREE_ITERATIONS, forced_iterations, solver_setti
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from _systems import build, pupil  # noqa: E402
+from host_reads import count_host_reads  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     "torch" not in be.available_backends(), reason="the torch backend is not installed"
@@ -34,7 +35,7 @@ pytestmark = pytest.mark.skipif(
 def _trace_reads(optic, *, grad=False):
     px, py = (be.asarray(v) for v in pupil(200))
     optics.trace_rays(optic, (0.0, 0.7), (px, py))  # warm caches (glass data, prepared terms)
-    with be.count_host_reads() as reads:
+    with count_host_reads() as reads:
         rays = optics.trace_rays(optic, (0.0, 0.7), (px, py))
         if grad:
             be.sum(rays.x).backward()
@@ -130,7 +131,7 @@ def test_a_ray_still_moving_after_the_sync_free_steps_is_reported_after_the_trac
             warnings.simplefilter("always")
             with solver_settings(sync_free=False):
                 t_exact, hit_exact = geometry.intersect(*ray)
-            with be.count_host_reads() as reads, accel.deferred_reads():
+            with count_host_reads() as reads, accel.deferred_reads():
                 with solver_settings(sync_free=True, forced_iterations=3):
                     t, hit = geometry.intersect(*ray)
                 assert not caught
@@ -150,7 +151,7 @@ def test_deferred_solver_counts_warn_when_the_block_ends():
         zeros = be.zeros_like(x)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            with be.count_host_reads() as reads, accel.deferred_reads():
+            with count_host_reads() as reads, accel.deferred_reads():
                 t, hit = geometry.intersect(x, zeros, zeros - 2.0, zeros, zeros, zeros + 1.0)
                 assert not caught  # nothing read yet
                 during = reads["count"]

@@ -20,6 +20,7 @@ from ..errors import ConfigurationError
 from ..trace import trace_rays
 from ._field_curvature import normalized_fields
 from .spot import in_image_frame
+from ..trace.prepared import takes_system
 
 __all__ = [
     "FocalShiftResult",
@@ -88,6 +89,7 @@ def back_focus(optic, wavelength):
     return -y / u
 
 
+@takes_system
 def chromatic_focal_shift(
     optic, wavelengths=None, start=None, stop=None, points=21
 ) -> FocalShiftResult:
@@ -123,6 +125,7 @@ def chromatic_focal_shift(
     return FocalShiftResult(wavelengths, primary, direction * shift)
 
 
+@takes_system
 def lateral_color(optic, fields=None, points=21) -> LateralColorResult:
     """Real chief-ray image height at the shortest minus the longest wavelength (mm).
 

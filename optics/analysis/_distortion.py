@@ -25,6 +25,7 @@ from ..trace import prepare, trace_rays
 from ..trace.real_image_height import field_parameters
 from ._field_curvature import normalized_fields
 from .spot import in_image_frame
+from ..trace.prepared import takes_system
 
 __all__ = ["REFERENCES", "DistortionResult", "GridDistortion", "distortion", "grid_distortion"]
 
@@ -102,6 +103,7 @@ def _check_reference(reference):
         )
 
 
+@takes_system
 def distortion(
     optic, fields=None, wavelengths=None, points=21, reference="f-tan"
 ) -> DistortionResult:
@@ -152,6 +154,7 @@ def chief_heights(system, hy, q, wavelength, reference="f-tan"):
     return y_real, _reference(optic, q, per_q, reference)
 
 
+@takes_system
 def grid_distortion(optic, points=11, wavelength=None, reference="f-tan") -> GridDistortion:
     """Chief-ray points on a square grid of fields and their distortion-free positions.
 

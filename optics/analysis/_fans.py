@@ -23,6 +23,7 @@ from .. import backend as be
 from ..trace import prepare, trace_bundle
 from ._opd import bundle_opd
 from .spot import in_image_frame
+from ..trace.prepared import takes_system
 
 __all__ = ["FanResult", "fans"]
 
@@ -73,6 +74,7 @@ class FanResult:
         }
 
 
+@takes_system
 def fans(system, fields=None, wavelengths=None, n=21, *, method=None) -> FanResult:
     """Tangential and sagittal ray fans and OPD fans.
 

@@ -23,6 +23,7 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ..trace import trace_rays
 from .spot import in_image_frame
+from ..trace.prepared import takes_system
 
 __all__ = ["PARABASAL_OFFSET", "FieldCurvatureResult", "field_curvature", "normalized_fields"]
 
@@ -58,6 +59,7 @@ def normalized_fields(points):
     return [i / (points - 1) for i in range(points)]
 
 
+@takes_system
 def field_curvature(optic, fields=None, wavelengths=None, points=21) -> FieldCurvatureResult:
     """Tangential and sagittal focus of the real chief ray against the image surface.
 

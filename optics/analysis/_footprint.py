@@ -19,9 +19,9 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import ConfigurationError
-from ..frames import surface_frames
 from ..sampling import hexapolar
 from ..trace import prepare, trace_surfaces
+from ..trace.prepared import frames_of, takes_system
 
 __all__ = ["FootprintResult", "footprint"]
 
@@ -88,6 +88,7 @@ class FootprintResult:
         }
 
 
+@takes_system
 def footprint(system, surface, fields=None, wavelength=None, rings=8) -> FootprintResult:
     """Ray intersections of every field with surface ``surface``.
 
@@ -122,7 +123,7 @@ def footprint(system, surface, fields=None, wavelength=None, rings=8) -> Footpri
     hy = be.asarray([[float(f[1])] for f in fields])
     traced = trace_surfaces(system, (hx, hy), (px[None, :], py[None, :]), wavelength)
     at, image = traced[index], traced[-1]
-    frame = surface_frames(optic.surfaces)[index]
+    frame = frames_of(optic)[index]
     x, y, *_ = frame.to_local(at.x, at.y, at.z, at.L, at.M, at.N)
     reached = _reached(optic, traced, index)
     x = np.where(reached, be.to_numpy(x), np.nan)

@@ -28,6 +28,7 @@ from ..sampling import gauss_pupil
 from ..trace import trace_bundle
 from ._checks import check_field, check_sizes, require_focus, wavelength_of
 from ._opd import exit_pupil_z, image_index_of_refraction
+from ..trace.prepared import takes_system
 
 __all__ = ["HuygensResult", "huygens_psf"]
 
@@ -63,6 +64,7 @@ class HuygensResult:
     rays: int
 
 
+@takes_system
 def huygens_psf(optic, field, x, y, wavelength=None, *, z=0.0, rings=32, arms=None):
     """PSF intensity at image points by direct (Huygens) integration over the pupil.
 

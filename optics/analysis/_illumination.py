@@ -32,6 +32,7 @@ from .. import backend as be
 from ..trace import prepare, trace_rays
 from ._field_curvature import normalized_fields
 from .spot import in_image_frame
+from ..trace.prepared import takes_system
 
 __all__ = [
     "IlluminationResult",
@@ -87,6 +88,7 @@ def _real(values):
     return be.asarray(np.asarray(values, dtype=float), dtype=be.float_dtype())
 
 
+@takes_system
 def illumination_ratio(system, fields, wavelength, rings=8, angles=48):
     """RI of normalized fields (0, h) at one wavelength, relative to the first field.
 
@@ -134,6 +136,7 @@ def illumination_ratio(system, fields, wavelength, rings=8, angles=48):
     return area / area[0]
 
 
+@takes_system
 def vignetting_fraction(system, fields, wavelength, samples=48):
     """Fraction of the pupil whose rays are lost, per normalized field (0, h).
 
@@ -150,6 +153,7 @@ def vignetting_fraction(system, fields, wavelength, samples=48):
     return 1.0 - valid.mean(axis=-1)
 
 
+@takes_system
 def relative_illumination(
     system, fields=None, wavelengths=None, points=11, rings=32, angles=192, samples=100
 ) -> IlluminationResult:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ._mtf_converged import converged_mtf
 from ._mtf_core import MTFResult, diffraction_limit, geometric_mtf, interpolate_lags, mtf_from_psf
+from ..trace.prepared import takes_system
 
 __all__ = [
     "MTFResult",
@@ -21,6 +22,7 @@ __all__ = [
 ]
 
 
+@takes_system
 def mtf(
     optic,
     fields=None,

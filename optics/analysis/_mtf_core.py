@@ -31,6 +31,7 @@ from ._checks import (
 from ._opd import sample_wavefront
 from ._wavefront import pupil_samples
 from .spot import in_image_frame
+from ..trace.prepared import takes_system
 
 __all__ = [
     "MTFResult",
@@ -154,6 +155,7 @@ def interpolate_lags(curve, lags):
     return be.stack(values, axis=-1)
 
 
+@takes_system
 def geometric_mtf(optic, field, frequencies, wavelength=None, *, rings=16):
     """Geometric MTF from the ray density of the spot (no diffraction).
 

@@ -23,6 +23,7 @@ from ..frames import vertex_z
 from ..surfaces import media
 from ..trace import trace_bundle, trace_rays
 from ..trace.prepared import optic_of
+from ..trace.prepared import takes_system
 
 __all__ = [
     "bundle_opd",
@@ -87,6 +88,7 @@ def opd_waves(rays, chief, pupil_z, n_image):
     return be.where(valid, waves, 0.0), valid
 
 
+@takes_system
 def bundle_opd(optic, bundle):
     """OPD in waves of every ray of a :class:`~optics.trace.Bundle`.
 
@@ -135,6 +137,7 @@ def sample_wavefront(system, fields, wavelength, px, py, *, method=None):
     return waves[0], valid[0], rays, chief
 
 
+@takes_system
 def opd(optic, hx, hy, px, py, wavelength=None):
     """Ray-level OPD in waves against each ray's field's chief ray and reference sphere.
 

@@ -17,6 +17,7 @@ import math
 from .. import backend as be
 from ..materials import Abbe, CatalogGlass, ConstantIndex, Material, material_source
 from ..trace.prepared import optic_of
+from ..trace.prepared import takes_system
 
 __all__ = ["prescription", "prescription_text"]
 
@@ -47,6 +48,7 @@ def _catalog(material):
     return material.catalog if isinstance(material, CatalogGlass) else None
 
 
+@takes_system
 def prescription(system) -> dict:
     """The prescription of a lens as plain data (the ``optics prescription --json`` object).
 

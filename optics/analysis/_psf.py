@@ -22,6 +22,7 @@ from ._psf_core import (
     pupil_grid,
     sample_pupil,
 )
+from ..trace.prepared import takes_system
 
 __all__ = [
     "ALIASING_STEP_WAVES",
@@ -40,6 +41,7 @@ __all__ = [
 ]
 
 
+@takes_system
 def psf(
     optic,
     field,

@@ -34,6 +34,7 @@ from ..geometry.conic import Standard
 from ..geometry.coordinate_break import CoordinateBreak
 from ..materials import index_at
 from ..surfaces import media
+from ..trace.prepared import takes_system
 
 __all__ = ["SEIDEL_TERMS", "SeidelResult", "seidel", "wavefront_coefficients"]
 
@@ -101,6 +102,7 @@ def wavefront_coefficients(result: SeidelResult) -> dict:
     return {k: v * per_wave for k, v in terms.items()}
 
 
+@takes_system
 def seidel(optic, wavelength=None) -> SeidelResult:
     """Seidel sums per surface and in total (mm), Welford's convention.
 

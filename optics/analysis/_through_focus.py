@@ -30,6 +30,7 @@ from ._mtf_converged import _figures, converged_mtf, mtf_of_pupils
 from ._psf_converged import spectrum
 from ._psf_core import choose_samples, fast_size, mtf_start
 from ._pupil_set import every_other, pupil_functions, trace_pupils
+from ..trace.prepared import takes_system
 
 __all__ = ["ThroughFocusResult", "best_focus", "mtf_vs_field", "through_focus_mtf"]
 
@@ -129,6 +130,7 @@ def _defocus_samples(traced, pf, defocus):
     return 16 * math.ceil(8.0 * slope / 16.0)
 
 
+@takes_system
 def through_focus_mtf(
     optic,
     frequency,
@@ -219,6 +221,7 @@ def _field_weights(optic, fields):
     return None
 
 
+@takes_system
 def mtf_vs_field(
     optic, frequencies, *, points=11, wavelength=None, polychromatic=None, samples=None
 ):

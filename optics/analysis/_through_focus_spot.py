@@ -46,6 +46,7 @@ from ..trace.prepared import optic_of
 from ._checks import check_defocus, check_field, check_sizes, wavelength_of
 from ._converge import ConvergenceWarning
 from .spot import in_image_frame
+from ..trace.prepared import takes_system
 
 __all__ = ["SPOT_TOLERANCE", "ThroughFocusSpotResult", "spot_focus_terms", "through_focus_spot"]
 
@@ -221,6 +222,7 @@ def _radii(terms, defocus):
     return rms, geo, b, c, total
 
 
+@takes_system
 def through_focus_spot(
     system,
     defocus,

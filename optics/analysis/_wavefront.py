@@ -24,6 +24,7 @@ from .. import backend as be
 from ..sampling import gauss_pupil
 from ._opd import sample_wavefront
 from ._zernike_fit import FitBasis, ZernikeFit, fit_basis, zernike_fit
+from ..trace.prepared import takes_system
 
 __all__ = ["WavefrontResult", "pupil_samples", "wavefront", "wavefront_statistics"]
 
@@ -168,6 +169,7 @@ def plane_basis(px, py):
     return FitBasis(be.stack([one, px, py], axis=0), be.stack([one, px, py], axis=-1))
 
 
+@takes_system
 def wavefront(
     optic,
     field,

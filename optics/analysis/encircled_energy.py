@@ -17,6 +17,7 @@ from ._opd import sample_wavefront
 from ._psf_core import PSFResult
 from ._wavefront import pupil_samples
 from .spot import in_image_frame
+from ..trace.prepared import takes_system
 
 __all__ = ["EnergyResult", "psf_encircled_energy", "geometric_encircled_energy"]
 
@@ -86,6 +87,7 @@ def psf_encircled_energy(result: PSFResult, radii, centre="chief"):
     return EnergyResult(radii, circle, square, (cx, cy))
 
 
+@takes_system
 def geometric_encircled_energy(optic, field, radii, wavelength=None, *, centre="chief", rings=16):
     """Encircled and ensquared energy of the spot (quadrature-weighted rays).
 

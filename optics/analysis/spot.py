@@ -17,11 +17,11 @@ import math
 from dataclasses import dataclass
 
 from .. import backend as be
-from ..frames import surface_frames
 from ..sampling import fan
 from ..trace import iter_bundle, trace_bundle
 from ..trace.prepared import optic_of
 from ._spot_stream import SpotAccumulator
+from ..trace.prepared import frames_of, takes_system
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def in_image_frame(optic, rays):
     the global one (no rotation, no decenter) the same object is returned, so
     nothing changes for an unfolded system.
     """
-    frame = surface_frames(optic.surfaces)[-1]
+    frame = frames_of(optic)[-1]
     if frame.rotation is None and all(
         isinstance(v, (int, float)) and v == 0 for v in (frame.x, frame.y)
     ):
@@ -125,6 +125,7 @@ def spot_statistics(rays, reference_x, reference_y, axis=None, *, min_rays=1):
     return stats
 
 
+@takes_system
 def spot_diagram(system, fields=None, wavelengths=None, pupil=None, *, method=None):
     """Spot statistics for every (field, wavelength) pair, from one :func:`trace_bundle`.
 
@@ -229,6 +230,7 @@ class RayFan:
         return iter((self.pupil, self.error, self.valid))
 
 
+@takes_system
 def ray_fan(optic, hx, hy, wavelength=None, n: int = 21, axis: str = "y") -> RayFan:
     """Transverse ray error along a pupil axis, relative to the chief ray.
 

@@ -42,7 +42,6 @@ from ._derivatives import (  # noqa: F401  (re-exported through __all__)
     value_and_gradient,
 )
 from ._hooks import capabilities, hook, on_backend_load  # noqa: F401  (re-exported through __all__)
-from ._host_reads import count_host_reads  # noqa: F401  (re-exported through __all__)
 from ._math import *  # noqa: F403  (its __all__)
 from ._pinning import is_pinned, pin_public, pinned  # noqa: F401  (re-exported through __all__)
 from ._registry import BackendInfo  # noqa: F401  (re-exported through __all__)

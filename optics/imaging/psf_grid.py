@@ -35,6 +35,7 @@ from ..analysis._psf import (
 )
 from ..errors import ConfigurationError
 from ._arrays import real
+from ..trace.prepared import takes_system
 
 __all__ = ["PSFGrid", "grid_axis", "grid_fields", "psf_grid", "pixel_kernels"]
 
@@ -145,6 +146,7 @@ def default_kernel_size(fft_size, psf_pixel, pitch, maximum=129):
     return int(min(2 * max(radius, 1) + 1, maximum))
 
 
+@takes_system
 def psf_grid(
     optic, fields, wavelengths, pitch, *, rows, cols, samples=32, fft_size=None, kernel_size=None
 ):

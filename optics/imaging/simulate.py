@@ -34,6 +34,7 @@ from .scene import Scene, lens_half_diagonal, place_scene, scene_half_diagonal, 
 from .sensor import Sensor, apply_sensor, spectral_samples
 from .tiles import render_tiled
 from .warp import bilinear_sample, radial_map
+from ..trace.prepared import pinned_to, takes_system
 
 __all__ = ["SimulationResult", "simulate_image"]
 
@@ -93,6 +94,7 @@ def _sensor_geometry(optic, scene, sensor):
     return width, height, pitch
 
 
+@takes_system
 def simulate_image(
     optic,
     image,
@@ -182,11 +184,12 @@ def simulate_image(
     if aiming is None and not lens.fields.object_telecentric:
         chiefs = dataclasses.replace(lens, aiming="real")
     h_top = 1.05
-    maps = [radial_map(chiefs, top, w, h_top, illumination=illumination) for w in samples]
-    reach = min(float(be.to_numpy(m.heights)[-1]) for m in maps)
-    if reach < top:
-        h_top *= 1.05 * top / reach
+    with pinned_to(chiefs):  # one prepared system for every wavelength's map
         maps = [radial_map(chiefs, top, w, h_top, illumination=illumination) for w in samples]
+        reach = min(float(be.to_numpy(m.heights)[-1]) for m in maps)
+        if reach < top:
+            h_top *= 1.05 * top / reach
+            maps = [radial_map(chiefs, top, w, h_top, illumination=illumination) for w in samples]
     mapped = time.perf_counter()
 
     rows = grid_axis(int(psf_grid_size), height)

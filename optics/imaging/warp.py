@@ -25,6 +25,7 @@ from ..analysis._illumination import illumination_ratio as relative_illumination
 from ..errors import SolveError
 from ..trace import trace_rays
 from ._arrays import real
+from ..trace.prepared import takes_system
 
 __all__ = [
     "RadialMap",
@@ -115,6 +116,7 @@ def chief_ray_heights(optic, fields, wavelength):
     return rays.y
 
 
+@takes_system
 def radial_map(optic, top, wavelength, h_top, count=33, illumination=True):
     """The :class:`RadialMap` of ``optic`` at ``wavelength`` on fields 0 … ``h_top``.
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from .. import backend as be
 from ..errors import ConfigurationError
+from ..trace.prepared import pinned_to
 from .operands import OPERANDS, MeritContext
 
 KINDS = ("equal", "at_least", "at_most")
@@ -161,7 +162,7 @@ class Merit:
     def values(self, optic) -> list:
         """Every operand's value (0-d arrays, gradients kept), in order."""
         contexts = self.contexts(optic)
-        return [operand.value(contexts[operand.config]) for operand in self.operands]
+        return [_value(operand, contexts[operand.config]) for operand in self.operands]
 
     def residuals(self, optic):
         """The residual vector, shape (m,) for m operands."""
@@ -181,10 +182,11 @@ class Merit:
         for operand in self.operands:
             ctx = contexts[operand.config]
             if expands(operand):
-                deviations = RAY_RESIDUALS[operand.type](ctx, **operand.args)
+                with pinned_to(ctx.system):
+                    deviations = RAY_RESIDUALS[operand.type](ctx, **operand.args)
                 parts.append(deviations * operand.weight**0.5)
             else:
-                parts.append(be.reshape(operand.residual(operand.value(ctx)), (1,)))
+                parts.append(be.reshape(operand.residual(_value(operand, ctx)), (1,)))
         return be.concatenate(parts)
 
     def __call__(self, optic):
@@ -216,3 +218,9 @@ class Merit:
                 }
             )
         return rows
+
+
+def _value(operand, ctx):
+    """The operand's value; the analyses it calls share the context's prepared system."""
+    with pinned_to(ctx.system):
+        return operand.value(ctx)

@@ -14,7 +14,7 @@ import numpy as np
 from .. import backend as be
 from ..solvers import newton_2x2, newton_2x2_static, normalized_solve_masked
 from .launch import launch_rays
-from .loop import trace_to_surface
+from .prepared import trace_to_surface
 
 #: Continuation for the rays Newton misses: first step in s, smallest before giving up, stages.
 FIRST_STEP = 0.125

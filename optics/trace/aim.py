@@ -16,7 +16,6 @@ import numpy as np
 from .. import accel
 from .. import backend as be
 from ..errors import SolveError
-from ..frames import surface_frames
 from ..solvers import (
     ROUND_OFF_CONSTANT,
     implicit_correction_2x2,
@@ -25,7 +24,7 @@ from ..solvers import (
 )
 from ._aim_solve import AimProblem, solve
 from .launch import launch_rays
-from .loop import trace_to_surface
+from .prepared import frames_of, trace_to_surface
 from .prepared import aiming_mode
 
 #: Newton steps allowed per aim stage.
@@ -184,7 +183,7 @@ def warn_if_off_centre(optic, fields, at_stop, first_order):
     ``at_stop``: the F ``fields``' chief rays after the stop (global, apertures open), (W, F) or
     (C, W, F) for C stacked configurations (a warning each); failing before the stop misses.
     """
-    frame = surface_frames(optic.surfaces[: optic.stop_index + 1])[-1]
+    frame = frames_of(optic)[optic.stop_index]
     x, y, *_ = frame.to_local(at_stop.x, at_stop.y, at_stop.z, at_stop.L, at_stop.M, at_stop.N)
     with be.no_grad():
         r_stop = be.reshape(be.detach(stop_radius(optic, first_order)), (-1, 1, 1))  # (C, 1, 1)

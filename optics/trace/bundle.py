@@ -20,7 +20,7 @@ from .aim import warn_if_off_centre
 from .loop import Traced
 from .methods import Eager, RayBatch, resolve
 from .methods.streamed import joined
-from .prepared import prepare
+from .prepared import pinned_to, prepare
 from .real_image_height import field_parameters
 
 
@@ -100,16 +100,17 @@ def iter_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=Non
     """
     method = resolve(method)
     n_pupil, samples = _pupil_samples(pupil)
-    with accel.deferred_reads():  # host-read checks once per traced batch
-        system = prepare(system, aiming)
+    system = prepare(system, aiming)
+    with accel.deferred_reads(), pinned_to(system):  # host-read checks once per traced batch
         setup = _Setup.of(system, fields, wavelengths)
     per_sample = len(setup.fields) * len(setup.wavelengths)
     step = method.pupil_step(n_pupil, per_sample)
     if step >= n_pupil and method.keeps_surfaces:
-        with accel.deferred_reads():
-            yield _one_batch(system, setup, *samples(0, n_pupil), method)
+        with accel.deferred_reads(), pinned_to(system):
+            batch = _one_batch(system, setup, *samples(0, n_pupil), method)
+        yield batch
         return
-    with accel.deferred_reads():
+    with accel.deferred_reads(), pinned_to(system):
         chief, clipped, at_stop = _chief_rays(system, setup, method)
     shared = _shared_parts(system, setup, chief, clipped, at_stop)
     inner = method.slice_method()
@@ -117,7 +118,7 @@ def iter_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=Non
     with contextlib.nullcontext() if bar is None else contextlib.closing(bar):
         for start in range(0, n_pupil, step):
             px, py = samples(start, start + step)
-            with accel.deferred_reads():
+            with accel.deferred_reads(), pinned_to(system):
                 traced = _trace(system, setup, (px, py), inner)
             yield Bundle(rays=traced.rays, px=px, py=py, **shared)
             if bar is not None:
@@ -224,7 +225,7 @@ def _trace(system, setup, pupil, method, clip=True, probe=None):
         hx, hy = (be.stack([be.asarray(h[i]) for h in setup.fields]) for i in (0, 1))
         hx, hy = be.reshape(hx, (1, -1, 1)), be.reshape(hy, (1, -1, 1))
         px, py = vignetted_pupil_at(system.optic.fields, hx, hy, px, py)
-    wavelength = be.reshape(be.asarray(list(setup.wavelengths)), (-1, 1, 1))
+    wavelength = system.wavelength_column(setup.wavelengths)
     if clip is not True and clip is not False:
         clip = be.reshape(clip, (1, 1, -1))
     keep = () if probe is None else (probe,)

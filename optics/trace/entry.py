@@ -4,7 +4,7 @@ from .. import accel
 from ..fields_vignetting import vignetted_pupil_at
 from ..limits import check_wavelength
 from .methods import RayBatch, resolve
-from .prepared import prepare
+from .prepared import pinned_to, prepare
 from .real_image_height import field_parameters
 
 
@@ -42,8 +42,7 @@ def _traced(system, field, pupil, wavelength, method, aiming, keep):
     if isinstance(wavelength, (int, float)):
         check_wavelength(wavelength)  # arrays are not read here: that would sync the device
     method = resolve(method)
-    with accel.deferred_reads():
-        system = prepare(system, aiming)
+    with accel.deferred_reads(), pinned_to(prepare(system, aiming)) as system:
         wavelength = system.optic.primary_wavelength if wavelength is None else wavelength
         hx, hy = field
         qx, qy = field_parameters(system, hx, hy)

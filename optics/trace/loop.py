@@ -152,11 +152,14 @@ def through_surface(surface, frame, rays, n_before, n_after, clip=True, root=Non
     return Rays(x, y, z, L, M, N, rays.wavelength, rays.intensity, opd, valid), found
 
 
-def trace_to_surface(optic, rays: Rays, index):
-    """Local (x, y) in mm on surface ``index`` and the mask of rays that reach it, unclipped."""
+def trace_to_surface(optic, rays: Rays, index, frames=None, indices=None):
+    """Local (x, y) in mm on surface ``index`` and the mask of rays that reach it, unclipped.
+
+    ``frames`` and ``indices`` (of at least surfaces 0..index) are built when not given.
+    """
     surfaces = optic.surfaces[: index + 1]
-    frames = surface_frames(surfaces)
-    indices = media_indices(surfaces, rays.wavelength)
+    frames = surface_frames(surfaces) if frames is None else frames
+    indices = media_indices(surfaces, rays.wavelength) if indices is None else indices
     with be.quiet_float_errors():
         rays = surface_loop(surfaces[:index], frames, indices, rays, clip=False).rays
         x, y, z, L, M, N = frames[index].to_local(rays.x, rays.y, rays.z, rays.L, rays.M, rays.N)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
+import functools
 import numbers
 from functools import cached_property
 
@@ -15,6 +18,7 @@ from ..errors import ConfigurationError
 from ..frames import surface_frames
 from ..rays import Rays
 from ..system import AIMING_MODES
+from . import loop as _loop
 from .loop import media_indices, surface_loop
 
 
@@ -28,6 +32,7 @@ class PreparedSystem:
         self.optic = with_aiming(optic, aiming)
         self._indices = {}
         self._fields = {}
+        self._columns = {}
 
     def __repr__(self):
         return f"PreparedSystem({len(self.surfaces)} surfaces, aiming={self.aiming!r})"
@@ -42,23 +47,44 @@ class PreparedSystem:
         """The aiming mode that applies ("paraxial" or "real")."""
         return aiming_mode(self.optic)
 
+    # Every cache below is built with derivatives on (house rule 6): a system is shared by
+    # the whole call it is pinned to, and the first part of that call to ask may run
+    # inside be.no_grad() (a graph-free Newton loop) while a later part differentiates.
+
     @cached_property
     def frames(self) -> tuple:
         """The surfaces' frames (:func:`optics.frames.surface_frames`)."""
-        return tuple(surface_frames(self.surfaces))
+        with be.enable_grad():
+            return tuple(surface_frames(self.surfaces))
 
     @cached_property
     def first_order(self):
         """First-order data at the primary wavelength (:class:`optics.paraxial.ParaxialData`)."""
-        return paraxial(self.optic)
+        with be.enable_grad():
+            return paraxial(self.optic)
 
     def indices(self, wavelength) -> tuple:
         """:func:`~optics.trace.loop.media_indices` at ``wavelength`` (µm), once per value."""
         # Keyed by the number, or by an array's identity (the cache keeps the array alive).
         key = float(wavelength) if isinstance(wavelength, numbers.Real) else id(wavelength)
         if key not in self._indices:
-            self._indices[key] = (wavelength, media_indices(self.surfaces, wavelength))
+            with be.enable_grad():
+                self._indices[key] = (wavelength, media_indices(self.surfaces, wavelength))
         return self._indices[key][1]
+
+    def wavelength_column(self, values):
+        """``values`` (µm) as one (W, 1, 1) array; numbers give the same array every time.
+
+        Media indices are kept per array (:meth:`indices`), so the batches of one bundle
+        share theirs through it.
+        """
+        values = tuple(values)
+        if not all(isinstance(v, numbers.Real) for v in values):
+            return be.reshape(be.asarray(list(values)), (-1, 1, 1))
+        key = tuple(map(float, values))
+        if key not in self._columns:
+            self._columns[key] = be.reshape(be.asarray(list(values)), (-1, 1, 1))
+        return self._columns[key]
 
     def cached_fields(self, hx, hy, solve):
         """``solve(optic, hx, hy, first_order)``, kept per value for fields given as numbers."""
@@ -66,7 +92,8 @@ class PreparedSystem:
         if None in key:
             return solve(self.optic, hx, hy, self.first_order)
         if key not in self._fields:
-            self._fields[key] = solve(self.optic, hx, hy, self.first_order)
+            with be.enable_grad():
+                self._fields[key] = solve(self.optic, hx, hy, self.first_order)
         return self._fields[key]
 
     def loop(self, rays: Rays, wavelength=None, **options):
@@ -75,13 +102,76 @@ class PreparedSystem:
         return surface_loop(self.surfaces, self.frames, indices, rays, **options)
 
 
+_PINNED = contextvars.ContextVar("optics_pinned_system", default=None)
+
+
 def prepare(system, aiming=None) -> PreparedSystem:
-    """``system`` (Optic or PreparedSystem) as a PreparedSystem; itself if ``aiming`` agrees."""
+    """``system`` (Optic or PreparedSystem) as a PreparedSystem; itself if ``aiming`` agrees.
+
+    An Optic that the running call has pinned (:func:`takes_system`, :func:`pinned_to`)
+    gives the pinned system: everything one analysis traces shares one set of frames,
+    indices and first-order data.
+    """
     if isinstance(system, PreparedSystem):
         if aiming is None or with_aiming(system.optic, aiming) is system.optic:
             return system
         return PreparedSystem(system.optic, aiming)
+    held = pinned(system)
+    if held is not None and (aiming is None or with_aiming(system, aiming) is system):
+        return held
     return PreparedSystem(system, aiming)
+
+
+def trace_to_surface(optic, rays: Rays, index):
+    """:func:`optics.trace.loop.trace_to_surface`, on the pinned system's frames and indices
+    when the running call pinned one for ``optic`` (an aim's residuals then rebuild neither)."""
+    held = pinned(optic)
+    if held is None:
+        return _loop.trace_to_surface(optic, rays, index)
+    return _loop.trace_to_surface(optic, rays, index, held.frames, held.indices(rays.wavelength))
+
+
+def frames_of(optic) -> tuple:
+    """The frames of ``optic``'s surfaces: the pinned system's when there is one, else built."""
+    held = pinned(optic)
+    return held.frames if held is not None else tuple(surface_frames(optic.surfaces))
+
+
+def pinned(optic):
+    """The PreparedSystem the running call pinned for ``optic`` (the same object), or None."""
+    system = _PINNED.get()
+    return system if system is not None and system.optic is optic else None
+
+
+@contextlib.contextmanager
+def pinned_to(system):
+    """Within the block, :func:`prepare` of ``system``'s optic gives ``system`` (prepared first).
+
+    For a call that evaluates many things of one optic (a merit function, an image
+    simulation); the optic must not change inside the block.
+    """
+    system = prepare(system)
+    token = _PINNED.set(system)
+    try:
+        yield system
+    finally:
+        _PINNED.reset(token)
+
+
+def takes_system(function):
+    """Let ``function(optic, ...)`` take an Optic or a PreparedSystem, prepared once per call.
+
+    The decorated function receives the Optic; the system prepared from its argument
+    (or the argument itself) is pinned for the call, so every trace inside it shares that
+    system's frames, media indices, first-order data and solved fields.
+    """
+
+    @functools.wraps(function)
+    def call(system, *args, **kwargs):
+        with pinned_to(system) as prepared:
+            return function(prepared.optic, *args, **kwargs)
+
+    return call
 
 
 def optic_of(system):

@@ -1,4 +1,5 @@
-"""Counting host reads of torch tensors (patched ``torch.Tensor`` methods), for tests."""
+"""Counting host reads of torch tensors (patched ``torch.Tensor`` methods): test instrumentation,
+kept with the tests (the array layer holds only what optics itself runs)."""
 
 from __future__ import annotations
 
