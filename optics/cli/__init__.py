@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import warnings
 
@@ -58,7 +59,26 @@ TRACEBACK_VARIABLE = "OPTICS_TRACEBACK"
 """Set to 1 to let an unexpected exception (a bug) show its traceback."""
 
 
+_NEGATIVE_VALUE = re.compile(r"^-(\.?\d|(inf|infinity|nan)\b)", re.IGNORECASE)
+"""A word that starts like a negative number: ``-0.05,0.05``, ``-1e-3``, ``-.5``, ``-inf``.
+
+argparse's own test (``-5`` or ``-.5`` only) takes ``--defocus -0.05,0.05`` for an
+option and says "expected one argument"; no option of ``optics`` starts with a digit,
+so such a word is always a value (of the option before it, or a positional)."""
+
+
 class _Parser(argparse.ArgumentParser):
+    """The parser of ``optics`` and of each subcommand.
+
+    A bad option is one line naming ``--help``; a word that starts like a
+    negative number (:data:`_NEGATIVE_VALUE`) is a value, never an option,
+    for every list or number option of every command.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_VALUE
+
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
