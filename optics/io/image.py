@@ -121,22 +121,32 @@ def read_image(path, *, linear=False):
 
 
 def _decode(path, content):
-    """The pixels of an image file's bytes as floats (H, W, C), C = 1 or 3."""
+    """The pixels of an image file's bytes as floats (H, W, C), C = 1 or 3.
+
+    Pillow's own warnings (corrupt EXIF data, ...) are held back: a file that is
+    then refused gives its one error; one that reads gives them as ImageWarnings
+    naming the file.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data, frames = _open(path, content)
+    notes = [f"{path}: an image of several frames; the first one is used"] if frames else []
+    notes += [f"{path}: {w.message}" for w in caught if not issubclass(w.category, ImageWarning)]
+    for note in dict.fromkeys(notes):
+        warnings.warn(note, ImageWarning, stacklevel=3)
+    return data
+
+
+def _open(path, content):
+    """(pixels, whether the file has several frames); ImageFileError naming ``path``."""
     image_module = _pillow()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", image_module.DecompressionBombWarning)
-            with image_module.open(io.BytesIO(content), formats=READABLE) as handle:
-                _check_size(path, handle.size)
-                if getattr(handle, "is_animated", False):
-                    warnings.warn(
-                        f"{path}: an image of several frames; the first one is used",
-                        ImageWarning,
-                        stacklevel=3,
-                    )
-                handle.seek(0)
-                handle.load()
-                return _pixels(path, handle)
+        with image_module.open(io.BytesIO(content), formats=READABLE) as handle:
+            _check_size(path, handle.size)
+            frames = bool(getattr(handle, "is_animated", False))
+            handle.seek(0)
+            handle.load()
+            return _pixels(path, handle), frames
     except ImageFileError:
         raise
     except image_module.UnidentifiedImageError:
