@@ -1,8 +1,9 @@
 """Every ```python block of README.md and docs/*.md runs as written, on its own.
 
 Each block is saved as a file and runs in a fresh interpreter (``python
-block.py``) in an empty folder, so it cannot lean on an earlier block's names.  What a reader following the page would have
-made first is made first: the page's files (a block whose first line is
+block.py``) in an empty folder, so it cannot lean on an earlier block's names.
+What a reader following the page would have made first is made first: the
+page's files (a block whose first line is
 ``# file: NAME`` is written to NAME) and the output of its ``$ optics ...``
 console lines whose ``-o`` file a later Python block loads (``load("NAME")``).
 """

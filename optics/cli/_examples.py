@@ -13,7 +13,10 @@ from __future__ import annotations
 
 EXAMPLES = {
     "analyze": ("optics analyze cooke_triplet", "optics analyze singlet --json --rings 3"),
-    "trace": ("optics trace singlet --rays rays.csv", "optics trace singlet --rays rays.csv --json"),
+    "trace": (
+        "optics trace singlet --rays rays.csv",
+        "optics trace singlet --rays rays.csv --json",
+    ),
     "plot": ("optics plot cooke_triplet -o layout.png --rings 3",),
     "demo": ("optics demo --no-optimize -o demo.png",),
     "gradcheck": (

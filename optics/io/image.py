@@ -26,7 +26,14 @@ from ..errors import LensFileError, OpticsError
 from ..limits import MAX_IMAGE_PIXELS
 from ._files import read_bytes
 
-__all__ = ["ImageFileError", "ImageWarning", "read_image", "write_image", "srgb_to_linear", "linear_to_srgb"]
+__all__ = [
+    "ImageFileError",
+    "ImageWarning",
+    "read_image",
+    "write_image",
+    "srgb_to_linear",
+    "linear_to_srgb",
+]
 
 WRITABLE = (".png", ".tif", ".tiff", ".bmp")
 
