@@ -35,6 +35,8 @@ MAX_TRIALS = 1_000_000
 MAX_FREQUENCIES = 10000
 #: Worker processes of an embedded Dask cluster.
 MAX_WORKERS = 256
+#: Pixels of a picture read by ``optics simulate`` (read_image): 25 Mpx, 600 MB as float RGB.
+MAX_IMAGE_PIXELS = 25_000_000
 
 BUDGET = {
     "pupil samples": MAX_PUPIL_SAMPLES,
@@ -47,6 +49,7 @@ BUDGET = {
     "Monte Carlo trials": MAX_TRIALS,
     "frequencies": MAX_FREQUENCIES,
     "embedded Dask workers": MAX_WORKERS,
+    "image pixels": MAX_IMAGE_PIXELS,
 }
 """What each limit bounds -> the limit (the table of docs/cli.md)."""
 

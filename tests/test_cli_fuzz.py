@@ -1,4 +1,4 @@
-"""Fuzz the command with generated lens files and ray files (hypothesis, derandomized).
+"""Fuzz the command with generated lens files, ray files and pictures (hypothesis, derandomized).
 
 Whatever the input, ``optics analyze``/``optics trace`` either exit 0 with one
 valid JSON document on stdout (no NaN or infinity in it) or exit 2 with
@@ -136,7 +136,7 @@ def _check(argv):
     assert "Traceback" not in err
     if status == 0:
         report = json.loads(out, parse_constant=_no_constants)  # one document, no NaN/inf
-        for spot in report["spot"] if isinstance(report, dict) else []:
+        for spot in report.get("spot", []) if isinstance(report, dict) else []:
             if spot["n_invalid"] < spot["n_rays"]:  # valid rays give statistics, never null
                 assert spot["rms_radius_centroid"] is not None, spot
         assert all(": warning: " in line for line in err.splitlines()), err
@@ -239,3 +239,121 @@ def test_any_ray_file_gives_a_result_or_one_line(tmp_path, header, rows, bom):
     rays = tmp_path / "rays.csv"
     rays.write_text(("\ufeff" if bom else "") + text)
     _check(["trace", str(lens), "--rays", str(rays), "--json"])
+
+
+# -- optics simulate: the picture ---------------------------------------------------------
+
+#: Modes each format can be written in by Pillow (what the generated pictures use).
+IMAGE_MODES = {
+    "PNG": ("1", "L", "LA", "P", "RGB", "RGBA", "I;16"),
+    "GIF": ("L", "P"),
+    "TIFF": ("1", "L", "LA", "P", "RGB", "RGBA", "CMYK", "I;16", "F"),
+    "BMP": ("1", "L", "P", "RGB"),
+    "JPEG": ("L", "RGB", "CMYK"),
+    "PPM": ("1", "L", "RGB"),
+}
+PICTURE_FUZZ = settings(FUZZ, max_examples=40)  # about 0.15 s each (lens, scene, PNG written)
+CHEAP_SIMULATE = ["--psf-grid", "1", "--wavelengths-per-channel", "1", "--pupil-samples", "8"]
+
+
+@st.composite
+def pictures(draw):
+    """(file bytes, format) of a small picture of a random size, mode and content."""
+    np = pytest.importorskip("numpy")
+    image_module = pytest.importorskip("PIL.Image")
+    file_format = draw(st.sampled_from(sorted(IMAGE_MODES)))
+    mode = draw(st.sampled_from(IMAGE_MODES[file_format]))
+    width, height = draw(st.integers(1, 7)), draw(st.integers(1, 7))
+    seed = draw(st.integers(0, 2**32 - 1))
+    values = np.random.default_rng(seed).random((height, width, 4))
+    if mode == "F":
+        special = draw(st.sampled_from([0.5, 2.0, -1.0, float("nan"), float("inf")]))
+        plane = values[:, :, 0].astype(np.float32)
+        plane[0, 0] = special
+        picture = image_module.fromarray(plane, mode="F")
+    elif mode == "I;16":
+        picture = image_module.fromarray((values[:, :, 0] * 65535).astype(np.uint16))
+    else:
+        picture = image_module.fromarray((values[:, :, :3] * 255).astype(np.uint8)).convert(mode)
+    extra = {}
+    if file_format == "GIF" and draw(st.booleans()):  # an animation of two frames
+        extra = {"save_all": True, "append_images": [picture.copy()]}
+    buffer = io.BytesIO()
+    picture.save(buffer, format=file_format, **extra)
+    return buffer.getvalue(), file_format
+
+
+@st.composite
+def picture_bytes(draw):
+    """A picture's bytes as made, cut short, with bytes changed or with junk after it; or noise."""
+    data, _format = draw(pictures())
+    action = draw(st.sampled_from(["keep", "cut", "flip", "append", "noise"]))
+    if action == "cut":
+        return data[: draw(st.integers(0, max(len(data) - 1, 0)))]
+    if action == "flip":
+        data = bytearray(data)
+        for _ in range(draw(st.integers(1, 4))):
+            index = draw(st.integers(0, len(data) - 1))
+            data[index] = draw(st.integers(0, 255))
+        return bytes(data)
+    if action == "append":
+        return data + draw(st.binary(min_size=1, max_size=64))
+    if action == "noise":
+        return data[:8] + draw(st.binary(max_size=200))  # a known signature, then anything
+    return data
+
+
+def _fake_render(seen):
+    """A stand-in for simulate_image that records the picture it is given (milliseconds)."""
+    import types
+
+    from optics import backend as be
+
+    def render(optic, scene, *, sensor, **options):
+        picture = be.to_numpy(scene.image)
+        seen.append(picture)
+        return types.SimpleNamespace(image=picture, info={})
+
+    return render
+
+
+@PICTURE_FUZZ
+@given(data=picture_bytes(), suffix=st.sampled_from([".png", ".jpg", ".tif", ".gif", ".bin", ""]))
+def test_any_bytes_as_the_picture_give_a_result_or_one_line(tmp_path, monkeypatch, data, suffix):
+    import numpy as np
+
+    seen = []
+    monkeypatch.setattr("optics.imaging.simulate_image", _fake_render(seen))
+    path = tmp_path / f"scene{suffix}"
+    path.write_bytes(data)
+    out = tmp_path / "out.png"
+    out.unlink(missing_ok=True)
+    argv = ["simulate", "singlet", str(path), "-o", str(out), *CHEAP_SIMULATE, "--json"]
+    status = _check(argv)
+    hypothesis.event(f"exit {status}")  # --hypothesis-show-statistics: both outcomes occur
+    assert path.read_bytes() == data  # the input is never written
+    if status == 0:  # the picture that reached the simulation: finite radiance, (H, W, 3)
+        (picture,) = seen
+        assert picture.ndim == 3 and picture.shape[2] == 3 and min(picture.shape[:2]) >= 1
+        assert np.all(np.isfinite(picture)) and np.all(picture >= 0)
+        assert out.is_file()
+    else:
+        assert not out.exists()
+
+
+SIMULATE_FUZZ = settings(FUZZ, max_examples=4)  # the real simulation: about 0.7 s each
+
+
+@SIMULATE_FUZZ
+@given(made=pictures())
+def test_any_small_picture_simulates_to_the_sensor_or_one_line(tmp_path, made):
+    from optics.io.image import read_image
+
+    data, file_format = made
+    path = tmp_path / f"scene.{file_format.lower()}"
+    path.write_bytes(data)
+    out = tmp_path / "out.png"
+    out.unlink(missing_ok=True)
+    argv = ["simulate", "singlet", str(path), "-o", str(out), *CHEAP_SIMULATE]
+    if _check([*argv, "--sensor", "6x4@0.05", "--json"]) == 0:
+        assert read_image(out).shape == (4, 6, 3)

@@ -1,8 +1,9 @@
 """Every ```python block of README.md and docs/*.md runs as written, on its own.
 
-Each block runs in a fresh interpreter in an empty folder, so it cannot lean
-on an earlier block's names.  What a reader following the page would have
-made first is made first: the page's files (a block whose first line is
+Each block is saved as a file and runs in a fresh interpreter (``python
+block.py``) in an empty folder, so it cannot lean on an earlier block's names.
+What a reader following the page would have made first is made first: the
+page's files (a block whose first line is
 ``# file: NAME`` is written to NAME) and the output of its ``$ optics ...``
 console lines whose ``-o`` file a later Python block loads (``load("NAME")``).
 """
@@ -23,6 +24,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(r"^( *)```(\w+)\n(.*?)^\1```", re.MULTILINE | re.DOTALL)
 _FILE = re.compile(r"^# file: (\S+)")
+_SCRIPT = "block.py"
+"""The name each block is saved under and run as (``python block.py``), as a reader runs a
+saved example: code that ``-c`` hides (multiprocessing's spawn re-imports the main file,
+so Dask workers need an ``if __name__ == "__main__":`` guard) fails here as it would there."""
 
 
 def _blocks():
@@ -82,7 +87,9 @@ def test_python_block_runs_on_its_own(page, blocks, position, tmp_path):
     if "jax" in code:
         pytest.importorskip("jax")
     _prepare(blocks, position, tmp_path)
+    script = tmp_path / _SCRIPT
+    script.write_text(code, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=_env()
+        [sys.executable, _SCRIPT], cwd=tmp_path, capture_output=True, text=True, env=_env()
     )
     assert done.returncode == 0, f"{page.name}: the block failed:\n{code}\n{done.stderr[-2000:]}"

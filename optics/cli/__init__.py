@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import warnings
 
 from .. import backend
 from .._version import __version__
 from ..errors import OpticsError
+from ._examples import epilog as examples_epilog
 
 # Each module defines ``register(subparsers)`` which adds its subcommand and
 # sets ``func`` (a callable taking the parsed args and returning an exit code).
@@ -58,9 +60,52 @@ TRACEBACK_VARIABLE = "OPTICS_TRACEBACK"
 """Set to 1 to let an unexpected exception (a bug) show its traceback."""
 
 
+_NEGATIVE_VALUE = re.compile(r"^-(\.?\d|(inf|infinity|nan)\b)", re.IGNORECASE)
+"""A word that starts like a negative number: ``-0.05,0.05``, ``-1e-3``, ``-.5``, ``-inf``.
+
+argparse's own test (``-5`` or ``-.5`` only) takes ``--defocus -0.05,0.05`` for an
+option and says "expected one argument"; no option of ``optics`` starts with a digit,
+so such a word is always a value (of the option before it, or a positional)."""
+
+
 class _Parser(argparse.ArgumentParser):
+    """The parser of ``optics`` and of each subcommand.
+
+    A bad option is one line naming ``--help``; a word that starts like a
+    negative number (:data:`_NEGATIVE_VALUE`) is a value, never an option,
+    for every list or number option of every command.
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_VALUE
+        self.register("action", "parsers", _Commands)
+
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+class _Commands(argparse._SubParsersAction):
+    """The subcommands: each one's ``--help`` ends with its examples (optics.cli._examples)."""
+
+    def add_parser(self, name, **kwargs):
+        kwargs["epilog"] = examples_epilog(name, kwargs.get("epilog"))
+        return super().add_parser(name, **kwargs)
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, except that a paragraph of lines indented by two spaces (an
+    example command line, a file's content) is printed as it is, not refilled."""
+
+    def _fill_text(self, text, width, indent):
+        return "\n\n".join(self._paragraph(part, width, indent) for part in text.split("\n\n"))
+
+    def _paragraph(self, text, width, indent):
+        lines = text.splitlines()
+        if len(lines) > 1 and all(line.startswith("  ") for line in lines[1:]):
+            return "\n".join(indent + line for line in lines)
+        return super()._fill_text(text, width, indent)
 
 
 def build_parser() -> argparse.ArgumentParser:

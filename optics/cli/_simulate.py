@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 from ._common import (
@@ -22,7 +21,8 @@ def register(subparsers):
     parser = subparsers.add_parser(
         "simulate",
         help="render a picture through LENS onto a sensor (PSFs, distortion, illumination)",
-        description="Place IMAGE (a PNG/JPEG/TIFF picture, sRGB) in front of LENS and write "
+        description="Place IMAGE (a PNG, JPEG, TIFF, BMP, GIF, WebP or PPM picture, sRGB; "
+        "at most 25 Mpx; an animation gives its first frame) in front of LENS and write "
         "the sensor image: real-ray distortion and relative illumination, FFT PSFs on an "
         "N x N grid over the field interpolated between grid points, R/G/B responses, "
         "optional Bayer mosaic and noise.",
@@ -90,6 +90,7 @@ def _sensor_options(args):
 
 def _check(args):
     from ..io.image import WRITABLE
+    from ._guards import check_outputs
 
     for name, value, lowest in (
         ("--psf-grid", args.psf_grid, 1),
@@ -99,15 +100,13 @@ def _check(args):
     ):
         if value is not None and value < lowest:
             raise UsageError(f"{name} must be at least {lowest}, not {value}")
-    extension = os.path.splitext(args.output)[1].lower()
-    if extension not in WRITABLE:
-        raise UsageError(f"{args.output}: cannot write {extension or 'no extension'}; use .png")
-    if os.path.exists(args.image) and os.path.exists(args.output):
-        if os.path.samefile(args.image, args.output):
-            raise UsageError(f"{args.output}: refusing to overwrite the input image")
-    folder = os.path.dirname(os.path.abspath(args.output))
-    if not os.path.isdir(folder):
-        raise UsageError(f"{args.output}: the folder {folder} does not exist")
+    # Before any work: a known format, a writable folder, a file name (not a folder or a
+    # device), and neither the picture nor the lens file (by name, link or inode).
+    check_outputs(
+        {"-o/--output": args.output},
+        [args.image, args.lens],
+        suffixes={"-o/--output": WRITABLE},
+    )
 
 
 def run(args):

@@ -61,7 +61,7 @@ def register(subparsers):
         default="0.1",
         metavar="A,B",
         help="first and last defocus in mm, or D for -D,D (default 0.1; a negative A "
-        "needs the = form: --defocus=-0.2,0.1)",
+        "is typed as it is: --defocus -0.2,0.1)",
     )
     parser.add_argument(
         "--steps", type=positive_int, default=11, help="defocus values (default 11)"

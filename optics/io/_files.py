@@ -82,7 +82,11 @@ def read_bytes(path, source=None, what="lens file", *, limit=MAX_INPUT_BYTES) ->
     descriptor = _open_descriptor(path, source, what, limit)
     try:
         with open(descriptor, "rb", closefd=False) as handle:
-            return handle.read() if limit is None else handle.read(limit + 1)
+            if limit is None:
+                return handle.read()
+            # The size fstat gave (at most the limit), plus one byte to see a file that grew:
+            # read(limit + 1) would reserve the whole limit (256 MiB) for every small file.
+            return handle.read(min(limit, os.fstat(descriptor).st_size) + 1)
     except OSError as exc:
         raise LensFileError(f"{source}: cannot read the {what}: {exc.strerror or exc}") from exc
     finally:
