@@ -13,11 +13,11 @@ from optics.errors import ConfigurationError
 from optics.ghosts import (
     ghost_optic,
     ghost_pairs,
+    ghost_path,
     ghost_rays,
     ghosts,
     paraxial_ghost_focus,
     path_energy,
-    ghost_path,
     trace_ghost,
 )
 from optics.materials import index_at
