@@ -47,6 +47,7 @@ _SUBCOMMANDS = (
     "optics.cli._simulate",
     "optics.cli._thermal",
     "optics.cli._ghosts",
+    "optics.cli._beam",
 )
 
 
