@@ -194,3 +194,17 @@ def test_bad_beams_are_refused_with_the_value():
         propagate_beam(lens, -0.1)
     with pytest.raises(ConfigurationError, match="M² must be a finite number >= 1"):
         propagate_beam(lens, 0.1, m2=0.5)
+
+
+def test_optimizing_fibre_coupling_puts_the_fibre_on_the_image_waist(torch_backend):
+    from optics.optimize import Operand, Problem, optimize
+
+    s, w0 = 80.0, 0.1
+    image, waist = _self(s, w0)
+    lens = _thin_lens(s, image_distance=image + 20.0)
+    coupling = Operand("fibre_coupling", waist=w0, mode_field_radius=waist, target=1.0)
+    problem = Problem(lens, ["surfaces[2].thickness"], [coupling])
+    result = optimize(problem, "dls", steps=30)
+    assert result.operands_after[0]["value"] > 1 - 1e-7
+    # 1 − η grows as the square of the focus error: DLS closes in on it to ~0.01 mm.
+    assert float(be.item(lens.surfaces[2].thickness)) == pytest.approx(image, abs=0.05)
