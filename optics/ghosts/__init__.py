@@ -17,19 +17,23 @@ from ._analysis import (
     trace_ghost,
 )
 from ._energy import path_energy, primary_transmission, surface_coefficients
+from ._flare import add_ghost_flare, ghost_magnification, spot_kernel
 from ._unfold import ghost_optic, ghost_pairs, ghost_path
 
 __all__ = [
     "Ghost",
     "GhostReport",
+    "add_ghost_flare",
     "ghost_optic",
     "ghost_pairs",
+    "ghost_magnification",
     "ghost_path",
     "ghost_rays",
     "ghosts",
     "paraxial_ghost_focus",
     "path_energy",
     "primary_transmission",
+    "spot_kernel",
     "surface_coefficients",
     "trace_ghost",
 ]
