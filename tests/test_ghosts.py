@@ -198,7 +198,7 @@ def test_a_coating_is_read_through_its_amplitudes():
         assert (ghost.energy == 0.0) == (1 in ghost.surfaces)
 
 
-def test_ghosts_are_ranked_by_irradiance_and_a_focused_ghost_is_brighter():
+def test_ghosts_are_ranked_by_the_irradiance_they_bring_to_the_image():
     report = ghosts(optics.load("double_gauss"), rings=3)
     values = [g.irradiance for g in report.ghosts]
     assert values == sorted(values, reverse=True)
@@ -222,6 +222,19 @@ def test_ghost_rms_radius_follows_the_paraxial_ghost_size_when_the_ghost_is_larg
     report = ghosts(optic, rings=8)
     (ghost,) = report.ghosts
     assert ghost.rms_radius == pytest.approx(ghost.paraxial_radius / math.sqrt(2), rel=0.1)
+
+
+@pytest.mark.parametrize("pair", [(3, 1), (2, 1), (3, 2)])
+def test_real_ghost_rays_meet_at_the_paraxial_ghost_focus(pair):
+    # Move the image plane to the paraxial ghost focus: at a small aperture the traced
+    # ghost rays converge there (a spot thousands of times smaller than at the image).
+    optic = optics.load("achromat")
+    optic.aperture.value = 2.0
+    before = ghosts(optic, pairs=[pair], rings=6).ghosts[0]
+    optic.surfaces[-2].thickness += before.focus
+    after = ghosts(optic, pairs=[pair], rings=6).ghosts[0]
+    assert after.focus == pytest.approx(0.0, abs=1e-9)
+    assert after.rms_radius < 1e-3 * before.rms_radius and after.rms_radius < 2e-3
 
 
 def test_ghost_focus_is_the_same_on_every_backend(backend):
