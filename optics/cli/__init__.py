@@ -48,6 +48,8 @@ _SUBCOMMANDS = (
     "optics.cli._spots",
     "optics.cli._simulate",
     "optics.cli._thermal",
+    "optics.cli._ghosts",
+    "optics.cli._beam",
 )
 
 

@@ -64,6 +64,11 @@ EXAMPLES = {
         "--psf-grid 2 --wavelengths-per-channel 1 --pupil-samples 16",
     ),
     "thermal": ("optics thermal cooke_triplet --from 0 --to 40 --steps 3",),
+    "ghosts": ("optics ghosts cooke_triplet --top 5 --rings 2", "optics ghosts singlet --json"),
+    "beam": (
+        "optics beam singlet --waist 0.5",
+        "optics beam singlet --waist 0.5 --fibre 0.005 --json",
+    ),
 }
 """Command name -> its example command lines, run in order."""
 

@@ -61,6 +61,9 @@ def register(subparsers):
     )
     parser.add_argument("--progress", action="store_true", help="progress bar even off a terminal")
     parser.add_argument("--linear", action="store_true", help="files hold linear values, not sRGB")
+    parser.add_argument(
+        "--ghosts", type=int, default=0, metavar="N", help="add the N brightest ghosts' flare"
+    )
     parser.add_argument("--json", action="store_true", help="print what was simulated as JSON")
     add_backend_options(parser)
     add_lens_options(parser)
@@ -97,6 +100,7 @@ def _check(args):
         ("--wavelengths-per-channel", args.wavelengths_per_channel, 1),
         ("--pupil-samples", args.pupil_samples, 8),
         ("--tile", args.tile, 1),
+        ("--ghosts", args.ghosts, 0),
     ):
         if value is not None and value < lowest:
             raise UsageError(f"{name} must be at least {lowest}, not {value}")
@@ -107,6 +111,8 @@ def _check(args):
         [args.image, args.lens],
         suffixes={"-o/--output": WRITABLE},
     )
+    if args.ghosts and args.bayer:
+        raise UsageError("--ghosts adds flare to R/G/B images: it cannot be combined with --bayer")
 
 
 def run(args):
@@ -145,9 +151,14 @@ def run(args):
             progress=True if args.progress else None,
         )
         image = be.to_numpy(result.image)
+        if args.ghosts:  # docs/ghosts.md, "Flare in a simulated image"
+            from ..ghosts import add_ghost_flare, ghosts
+
+            pitch_mm = result.info["sensor"]["pitch_mm"]
+            image = add_ghost_flare(optic, image, pitch_mm, ghosts(optic), args.ghosts)
         backend = be.get_backend()
     write_image(args.output, image, linear=args.linear)
-    report = {"output": args.output, "backend": backend, "tile": tile}
+    report = {"output": args.output, "backend": backend, "tile": tile, "ghosts": args.ghosts}
     report.update(result.info)
     if args.json:
         print_json(report)

@@ -23,6 +23,7 @@ reads.
 
 from .. import backend as _be
 from . import (
+    operands_beams,  # noqa: F401 - registers the fibre_coupling operand
     operands_focus,  # noqa: F401 - registers the through_focus_mtf operand
     operands_thermal,  # noqa: F401 - registers the thermal_focus_shift operand
 )

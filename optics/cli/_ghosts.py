@@ -1,0 +1,108 @@
+"""``optics ghosts``: every two-reflection ghost of a lens, ranked by its image irradiance."""
+
+from __future__ import annotations
+
+from ._common import (
+    UsageError,
+    add_backend_options,
+    add_lens_options,
+    add_wavelength_option,
+    nonnegative_int,
+    rings_option,
+    table,
+)
+from ._report import run_report
+
+EXAMPLE = "example: optics ghosts double_gauss --top 5 -o ghosts.png"
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "ghosts",
+        help="two-reflection ghosts (every surface pair) ranked by their irradiance on the image",
+        description="Trace every two-reflection ghost of LENS (reflected back at surface i, "
+        "forward again at surface j < i, then to the image) and rank them by the irradiance "
+        "they bring to the image relative to the primary image: the product of the two "
+        "reflectances (bare Fresnel at normal incidence, or the surface's coating) and of the "
+        "transmittances crossed, times the fraction of rays that arrive, times the ratio of "
+        "the primary spot area to the ghost's. Prints each ghost's paraxial focus (mm from the "
+        "image plane) and its RMS spot radius on the image (docs/ghosts.md).",
+        epilog=EXAMPLE,
+    )
+    parser.add_argument("lens", metavar="LENS", help="lens file or built-in sample name")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "-o", "--plot", metavar="OUT.png", help="write the ghost irradiance bars and spots"
+    )
+    parser.add_argument(
+        "--top",
+        type=nonnegative_int,
+        default=10,
+        metavar="N",
+        help="report the N brightest ghosts (0: all; default 10)",
+    )
+    parser.add_argument(
+        "--field",
+        type=nonnegative_int,
+        default=0,
+        metavar="I",
+        help="field index of the source, 0-based (default 0: the first field)",
+    )
+    parser.add_argument(
+        "--rings", type=rings_option, default=6, help="hexapolar rings traced per ghost (6)"
+    )
+    add_wavelength_option(parser)
+    add_backend_options(parser)
+    add_lens_options(parser)
+    parser.set_defaults(func=run)
+
+
+class _Shown:
+    """The report cut to ``--top`` for the record and the figure."""
+
+    def __init__(self, report, top):
+        self.report, self.count = report, top or None
+
+    def as_dict(self):
+        return self.report.as_dict(self.count)
+
+
+def run(args):
+    from ..ghosts import ghosts
+    from ..plot_ghosts import ghosts_figure
+
+    def compute(optic):
+        fields = optic.fields.normalized()
+        if args.field >= len(fields):
+            raise UsageError(f"--field must be 0..{len(fields) - 1}, not {args.field}")
+        field = fields[args.field]
+        report = ghosts(optic, field=field, rings=args.rings, wavelength=args.wavelength)
+        return _Shown(report, args.top)
+
+    def figure(shown, optic):
+        return ghosts_figure(shown.report, optic, top=shown.count or len(shown.report.ghosts))
+
+    def text(shown, record):
+        report = shown.report
+        print(
+            f"{record['ghost_count']} ghosts at {report.wavelength:g} µm, field {report.field}; "
+            f"primary spot radius {report.primary_radius:.4g} mm, primary transmission "
+            f"{report.primary_transmission:.4g}"
+        )
+        rows = [
+            [
+                f"{g['surfaces'][0]}-{g['surfaces'][1]}",
+                g["irradiance"],
+                g["energy"],
+                g["reflectances"][0],
+                g["reflectances"][1],
+                g["focus"],
+                g["rms_radius"],
+                g["passed"],
+            ]
+            for g in record["ghosts"]
+        ]
+        headers = ["ghost", "irradiance", "energy", "R_i", "R_j", "focus_mm", "rms_mm", "passed"]
+        print(table(headers, rows))
+
+    return run_report(args, compute, {"plot": figure}, text)

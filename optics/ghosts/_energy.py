@@ -1,0 +1,89 @@
+"""Reflectance and transmittance of each surface crossing of a ghost, at normal incidence.
+
+A bare surface reflects the Fresnel fraction R = ((n1 - n2) / (n1 + n2))² and transmits
+1 - R.  A surface with a ``coating`` attribute (not None) is asked for its amplitude
+coefficients through the protocol ``coating.amplitudes(n1, n2, cos_i, wavelength_um) ->
+(rs, rp, ts, tp)`` (light going from medium n1 into n2); at normal incidence s and p are
+averaged: R = (|rs|² + |rp|²) / 2 and T = (n2 / n1) (|ts|² + |tp|²) / 2, the power
+fractions of the amplitudes.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import backend as be
+from ..materials import index_at
+from ..surfaces import media
+
+
+def medium_indices(optic, wavelength) -> list[float]:
+    """|n| of the medium after each surface of ``optic`` at ``wavelength`` (µm), as floats."""
+    return [abs(float(be.item(index_at(m, wavelength)))) for m, _ in media(optic.surfaces)]
+
+
+def surface_coefficients(surface, n1: float, n2: float, wavelength: float) -> tuple[float, float]:
+    """(R, T): power reflectance and transmittance of light going from index n1 into n2.
+
+    Parameters
+    ----------
+    surface : Surface
+        Its ``coating`` (if any) gives the amplitudes; else the bare Fresnel values.
+    n1, n2 : float
+        Indices of the medium the light comes from and of the one beyond the surface.
+    wavelength : float
+        Micrometres (passed to the coating).
+    """
+    coating = getattr(surface, "coating", None)
+    if coating is None:
+        reflectance = ((n1 - n2) / (n1 + n2)) ** 2
+        return reflectance, 1.0 - reflectance
+    rs, rp, ts, tp = (complex(be.item(v)) for v in coating.amplitudes(n1, n2, 1.0, wavelength))
+    reflectance = (abs(rs) ** 2 + abs(rp) ** 2) / 2
+    transmittance = (n2 / n1) * (abs(ts) ** 2 + abs(tp) ** 2) / 2
+    return reflectance, transmittance
+
+
+def path_energy(optic, path, wavelength) -> dict:
+    """Power fractions along a ghost path (:func:`optics.ghosts._unfold.ghost_path`).
+
+    Returns
+    -------
+    dict
+        ``reflectances`` (R_i, R_j) of the two reflections, ``transmission`` the product
+        of every transmittance crossed, ``energy`` their product (the fraction of the
+        power entering the lens that the ghost brings to the image, before vignetting)
+        and ``primary`` the transmission of the primary (forward) path.
+    """
+    n = medium_indices(optic, wavelength)
+    surfaces = optic.surfaces
+    reflectances, transmission = [], 1.0
+    for k, direction in path:
+        if direction == 0:
+            # Forward light reflects at i from the medium before it; backward light at j
+            # from the medium after it.
+            n1, n2 = (n[k - 1], n[k]) if not reflectances else (n[k], n[k - 1])
+            reflectances.append(surface_coefficients(surfaces[k], n1, n2, wavelength)[0])
+            continue
+        n1, n2 = (n[k - 1], n[k]) if direction > 0 else (n[k], n[k - 1])
+        if surfaces[k].is_mirror:
+            continue  # a mirror of the system: its reflection is the primary path's
+        transmission *= surface_coefficients(surfaces[k], n1, n2, wavelength)[1]
+    primary = primary_transmission(optic, wavelength)
+    r_i, r_j = reflectances
+    return {
+        "reflectances": (r_i, r_j),
+        "transmission": transmission,
+        "energy": r_i * r_j * transmission,
+        "primary": primary,
+    }
+
+
+def primary_transmission(optic, wavelength) -> float:
+    """Product of the transmittances of surfaces 1 .. image-1 on the primary path (mirrors: 1)."""
+    n = medium_indices(optic, wavelength)
+    return math.prod(
+        surface_coefficients(surface, n[k - 1], n[k], wavelength)[1]
+        for k, surface in enumerate(optic.surfaces[1 : optic.image_index], start=1)
+        if not surface.is_mirror
+    )
