@@ -47,9 +47,10 @@ class PreparedSystem:
         """The aiming mode that applies ("paraxial" or "real")."""
         return aiming_mode(self.optic)
 
-    # Every cache below is built with derivatives on (house rule 6): a system is shared by
-    # the whole call it is pinned to, and the first part of that call to ask may run
-    # inside be.no_grad() (a graph-free Newton loop) while a later part differentiates.
+    # The frames, indices and first-order data are built with derivatives on (house rule
+    # 6): a system is shared by the whole call it is pinned to, and the first part of that
+    # call to ask may run inside be.no_grad() (a graph-free Newton loop) while a later part
+    # differentiates; the solved fields are kept per gradient mode instead.
 
     @cached_property
     def frames(self) -> tuple:
@@ -88,12 +89,13 @@ class PreparedSystem:
 
     def cached_fields(self, hx, hy, solve):
         """``solve(optic, hx, hy, first_order)``, kept per value for fields given as numbers."""
-        key = (_plain(hx), _plain(hy))
+        # Kept per gradient mode: under be.no_grad() the solve is graph-free (no implicit
+        # correction), and a later differentiating part of the call must not get that one.
+        key = (_plain(hx), _plain(hy), be.grad_active())
         if None in key:
             return solve(self.optic, hx, hy, self.first_order)
         if key not in self._fields:
-            with be.enable_grad():
-                self._fields[key] = solve(self.optic, hx, hy, self.first_order)
+            self._fields[key] = solve(self.optic, hx, hy, self.first_order)
         return self._fields[key]
 
     def loop(self, rays: Rays, wavelength=None, **options):
