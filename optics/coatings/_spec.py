@@ -31,7 +31,13 @@ from ._films import ORDERS, UNITS, Coating, Layer
 from ._ideal import IdealCoating
 from ._media import ComplexIndex, TabulatedIndex
 
-__all__ = ["coating_from_spec", "coating_to_spec", "coatings_from_table", "surface_coating"]
+__all__ = [
+    "coating_from_spec",
+    "coating_to_spec",
+    "coatings_from_table",
+    "coatings_to_table",
+    "surface_coating",
+]
 
 STACK_KEYS = ("layers", "reference_wavelength", "order")
 IDEAL_KEYS = ("R", "T")
@@ -113,6 +119,29 @@ def coating_to_spec(coating) -> dict:
     """The lens-file table of a coating (what :func:`coating_from_spec` reads back)."""
     spec = coating.to_spec()
     return {k: _plain_tree(v) for k, v in spec.items()}
+
+
+def coatings_to_table(surfaces) -> tuple:
+    """(``[coatings]`` table, the name of each surface's coating or None) for a writer.
+
+    A coating keeps its ``name``; one without a name, or whose name another
+    coating already took, is called ``coating1``, ``coating2`` ... in surface order.
+    """
+    table, names, by_id = {}, [], {}
+    for surface in surfaces:
+        coating = getattr(surface, "coating", None)
+        if coating is None:
+            names.append(None)
+            continue
+        if id(coating) not in by_id:
+            name = coating.name if isinstance(coating.name, str) and coating.name else None
+            count = 1
+            while name is None or name in table:
+                name, count = f"coating{count}", count + 1
+            by_id[id(coating)] = name
+            table[name] = coating_to_spec(coating)
+        names.append(by_id[id(coating)])
+    return table, names
 
 
 def _layer(entry, where) -> Layer:
