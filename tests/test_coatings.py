@@ -4,6 +4,10 @@ The analytic cases: a quarter-wave MgF2 layer on N-BK7 at normal incidence,
 Brewster's angle, the phase of total internal reflection, energy conservation of
 lossless stacks.  ``tmm`` (Byrnes, PyPI) computes the same stacks by its own
 transfer matrices; we agree to 1e-12 in amplitudes and powers.
+
+Physics checks run on NumPy; the backend-sensitive ones (values on every backend,
+exact zero-layer identity, TIR) on the shared ``backend`` fixture, and the
+derivatives in tests/test_coatings_gradients.py.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ def test_quarter_wave_mgf2_on_bk7_has_the_textbook_reflectance(backend):
         assert float(be.to_numpy(other.reflectance(1.0, n_glass, 1.0, wavelength))) > expected
 
 
-def test_rp_vanishes_at_brewsters_angle_and_nowhere_else(backend):
+def test_rp_vanishes_at_brewsters_angle_and_nowhere_else():
     n1, n2 = 1.0, 1.5168
     brewster = math.atan(n2 / n1)
     cos_b = be.asarray([math.cos(brewster)])
@@ -60,7 +64,7 @@ def test_rp_vanishes_at_brewsters_angle_and_nowhere_else(backend):
     assert np.all(rp_near > 1e-5)
 
 
-def test_rp_is_minus_rs_at_normal_incidence(backend):
+def test_rp_is_minus_rs_at_normal_incidence():
     rs, rp, ts, tp = _np(fresnel_amplitudes(1.0, 1.7, be.asarray([1.0])))
     np.testing.assert_allclose(rp, -rs, rtol=0, atol=4e-16)
     np.testing.assert_allclose(rs, (1.0 - 1.7) / 2.7, rtol=1e-15)
@@ -95,7 +99,7 @@ def _lossless_stack():
 
 
 @pytest.mark.parametrize("n1, n2", [(1.0, 1.5168), (1.5168, 1.0), (1.0, 1.0)])
-def test_lossless_stacks_conserve_energy(backend, n1, n2):
+def test_lossless_stacks_conserve_energy(n1, n2):
     coating = _lossless_stack()
     cos_i = be.asarray(np.cos(np.radians(ANGLES))[:, None])
     wavelength = be.asarray(np.linspace(0.4, 0.8, 9)[None, :])
@@ -173,6 +177,14 @@ def test_leaving_the_glass_applies_the_layers_in_reverse():
         _np(reversed_stack.amplitudes(1.5168, 1.0, cos_i, 0.55)),
     ):
         np.testing.assert_array_equal(a, b)
+    # indices given as arrays take the per-element choice, with the same result
+    per_ray = zemax_order.amplitudes(be.asarray([1.5168, 1.0]), be.asarray([1.0, 1.5168]), cos_i[1], 0.55)
+    for a, b, c in zip(
+        _np(per_ray),
+        _np(reversed_stack.amplitudes(1.5168, 1.0, cos_i[1], 0.55)),
+        _np(Coating(layers, order="as_listed").amplitudes(1.0, 1.5168, cos_i[1], 0.55)),
+    ):
+        np.testing.assert_allclose(a, [b, c], rtol=1e-15)
     entering = _np(zemax_order.amplitudes(1.0, 1.5168, cos_i, 0.55))
     as_listed = _np(Coating(layers, order="as_listed").amplitudes(1.0, 1.5168, cos_i, 0.55))
     for a, b in zip(entering, as_listed):
@@ -190,7 +202,7 @@ def test_backends_agree_with_numpy(backend):
         np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-15)
 
 
-def test_ideal_coating_gives_its_r_and_t_at_every_angle(backend):
+def test_ideal_coating_gives_its_r_and_t_at_every_angle():
     ideal = IdealCoating(R=0.3, T=0.6)
     cos_i = be.asarray(np.cos(np.radians(ANGLES)))
     rs, rp, ts, tp = _np(ideal.power(1.0, 1.5168, cos_i, 0.55))
@@ -201,7 +213,7 @@ def test_ideal_coating_gives_its_r_and_t_at_every_angle(backend):
     assert ts[0] == 0.0 and tp[0] == 0.0
 
 
-def test_unpolarized_is_the_mean_of_s_and_p(backend):
+def test_unpolarized_is_the_mean_of_s_and_p():
     coating = _lossless_stack()
     cos_i = be.asarray(np.cos(np.radians(ANGLES)))
     rs, rp, ts, tp = _np(coating.power(1.0, 1.5168, cos_i, 0.55))

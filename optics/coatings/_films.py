@@ -75,8 +75,9 @@ class Layer:
         """``{"material": ..., "thickness": ..., "unit": ...}`` (unit left out when "nm")."""
         material = self.material
         if isinstance(material, numbers.Number) or be.is_array(material):
-            value = complex(be.item(be.fft.real(as_complex(material))), be.item(be.fft.imag(as_complex(material))))
-            spec = {"material": {"index": value.real, "k": value.imag}}
+            value = as_complex(material)
+            n, kappa = float(be.item(be.fft.real(value))), float(be.item(be.fft.imag(value)))
+            spec = {"material": {"index": n, "k": kappa} if kappa else {"index": n}}
         else:
             spec = {"material": material.to_spec()}
         spec["thickness"] = float(be.item(self.thickness))
@@ -156,12 +157,16 @@ class Coating(Response):
         """
         if not self.layers:
             return fresnel_amplitudes(n1, n2, cos_i)
+        # Which face meets medium 1, known without a device read when the indices are numbers.
+        known = None if be.is_array(n1) or be.is_array(n2) else complex(n1).real > complex(n2).real
         n1, n2, q1, q2, invariant = normal_components(n1, n2, cos_i)
         films = [self._film(layer, wavelength, invariant) for layer in self.layers]
-        forward = _stack(films, n1, n2, q1, q2)
-        if self.order == "as_listed" or len(films) == 1:
-            return forward
+        if self.order == "as_listed" or len(films) == 1 or known is False:
+            return _stack(films, n1, n2, q1, q2)
         backward = _stack(films[::-1], n1, n2, q1, q2)
+        if known:
+            return backward
+        forward = _stack(films, n1, n2, q1, q2)
         leaving = be.fft.real(n1) > be.fft.real(n2)
         return tuple(be.where(leaving, b, f) for f, b in zip(forward, backward))
 
