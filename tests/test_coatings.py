@@ -137,7 +137,9 @@ STACKS = {
 @pytest.mark.parametrize("name", sorted(STACKS))
 def test_stacks_agree_with_the_tmm_package(name):
     indices, thicknesses = STACKS[name]
-    films = [Layer(ComplexIndex(n.real, n.imag), 1e3 * d) for n, d in zip(indices[1:-1], thicknesses)]
+    films = [
+        Layer(ComplexIndex(n.real, n.imag), 1e3 * d) for n, d in zip(indices[1:-1], thicknesses)
+    ]
     coating = Coating(films, order="as_listed")
     angles = ANGLES if "critical" not in name else np.array([0.0, 20.0, 50.0, 70.0])
     for wavelength in (0.45, 0.55, 0.7):
@@ -162,7 +164,11 @@ def test_bare_interfaces_agree_with_tmm_for_complex_indices():
             for p, pol in enumerate("sp"):
                 ref_r = tmm.interface_r(pol, n1, n2, angle, theta_t)
                 ref_t = tmm.interface_t(pol, n1, n2, angle, theta_t)
-                if abs(n2.imag if isinstance(n2, complex) else 0) or n1 < n2 or angle < math.asin(n2 / n1):
+                if (
+                    abs(n2.imag if isinstance(n2, complex) else 0)
+                    or n1 < n2
+                    or angle < math.asin(n2 / n1)
+                ):
                     assert abs(ours[p][k] - ref_r) < 1e-12
                     assert abs(ours[2 + p][k] - ref_t) < 1e-12
 
@@ -178,7 +184,9 @@ def test_leaving_the_glass_applies_the_layers_in_reverse():
     ):
         np.testing.assert_array_equal(a, b)
     # indices given as arrays take the per-element choice, with the same result
-    per_ray = zemax_order.amplitudes(be.asarray([1.5168, 1.0]), be.asarray([1.0, 1.5168]), cos_i[1], 0.55)
+    per_ray = zemax_order.amplitudes(
+        be.asarray([1.5168, 1.0]), be.asarray([1.0, 1.5168]), cos_i[1], 0.55
+    )
     for a, b, c in zip(
         _np(per_ray),
         _np(reversed_stack.amplitudes(1.5168, 1.0, cos_i[1], 0.55)),
@@ -217,8 +225,12 @@ def test_unpolarized_is_the_mean_of_s_and_p():
     coating = _lossless_stack()
     cos_i = be.asarray(np.cos(np.radians(ANGLES)))
     rs, rp, ts, tp = _np(coating.power(1.0, 1.5168, cos_i, 0.55))
-    np.testing.assert_allclose(be.to_numpy(coating.reflectance(1.0, 1.5168, cos_i, 0.55)), (rs + rp) / 2)
-    np.testing.assert_allclose(be.to_numpy(coating.transmittance(1.0, 1.5168, cos_i, 0.55, "p")), tp)
+    np.testing.assert_allclose(
+        be.to_numpy(coating.reflectance(1.0, 1.5168, cos_i, 0.55)), (rs + rp) / 2
+    )
+    np.testing.assert_allclose(
+        be.to_numpy(coating.transmittance(1.0, 1.5168, cos_i, 0.55, "p")), tp
+    )
 
 
 @pytest.mark.parametrize(

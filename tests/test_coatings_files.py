@@ -12,8 +12,7 @@ from _zemax_corpus import corpus_file
 from optics import backend as be
 from optics.coatings import Coating, IdealCoating, Layer, TabulatedIndex
 from optics.errors import LensFileError
-from optics.io import load, save
-from optics.io import zemax
+from optics.io import load, save, zemax
 from optics.io.lensfile import loads, optic_from_dict, optic_to_dict
 from optics.io.zemax import ZemaxWarning
 from optics.io.zemax._coatings import parse_coating_file
@@ -91,14 +90,19 @@ def test_an_unnamed_coating_gets_a_name_when_written():
     optic.surfaces[2].coating = Coating([Layer(1.38, 100.0)])
     data = optic_to_dict(optic)
     assert data["surfaces"][2]["coating"] == "coating1"
-    assert data["coatings"]["coating1"] == {"layers": [{"material": {"index": 1.38}, "thickness": 100.0}]}
+    assert data["coatings"]["coating1"] == {
+        "layers": [{"material": {"index": 1.38}, "thickness": 100.0}]
+    }
 
 
 @pytest.mark.parametrize(
     "edit, words",
     [
         (('coating = "SPLIT"', 'coating = "SPLITT"'), "surface 3: coating 'SPLITT' is not in"),
-        (("thickness = 120.0", "thickness = -1.0"), r"\[coatings.AR2\]: layers\[1\]: key 'thickness'"),
+        (
+            ("thickness = 120.0", "thickness = -1.0"),
+            r"\[coatings.AR2\]: layers\[1\]: key 'thickness'",
+        ),
         (('unit = "qw" },\n    {', 'unit = "waves" },\n    {'), r"layers\[0\]: key 'unit'"),
         (("R = 0.5\nT = 0.5", "R = 0.7\nT = 0.5"), r"\[coatings.SPLIT\]: ideal coating R \+ T"),
         (("T = 0.5", "T = 0.5\nlayers = []"), r"\[coatings.SPLIT\]: unknown key"),
@@ -171,8 +175,12 @@ def test_zmx_ideal_and_mgf2_coatings():
     n_film = float(CatalogGlass("MgF2").index(0.55))
     n_glass = float(CatalogGlass("N-BK7").index(0.55))
     reflectance = float(mgf2.reflectance(1.0, n_glass, 1.0, 0.55))  # quarter wave at PWAV
-    assert reflectance == pytest.approx(((n_glass - n_film**2) / (n_glass + n_film**2)) ** 2, rel=1e-12)
-    assert float(optic.surfaces[2].coating.transmittance(n_glass, 1.0, 0.9, 0.55)) == pytest.approx(0.95)
+    assert reflectance == pytest.approx(
+        ((n_glass - n_film**2) / (n_glass + n_film**2)) ** 2, rel=1e-12
+    )
+    assert float(optic.surfaces[2].coating.transmittance(n_glass, 1.0, 0.9, 0.55)) == pytest.approx(
+        0.95
+    )
 
 
 def test_zmx_reads_the_coating_file_beside_it(tmp_path):

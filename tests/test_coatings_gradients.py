@@ -18,7 +18,9 @@ COS_I = (1.0, 0.9, 0.7)
 
 
 def _mean_reflectance(thickness_1, thickness_2, film_index, cos_i):
-    coating = Coating([Layer(ComplexIndex(film_index, 0.002), thickness_1), Layer(2.1, thickness_2)])
+    coating = Coating(
+        [Layer(ComplexIndex(film_index, 0.002), thickness_1), Layer(2.1, thickness_2)]
+    )
     wavelength = be.asarray(np.array(WAVELENGTHS)[:, None])
     cos = be.asarray(np.array(COS_I)[None, :]) * cos_i
     return be.mean(coating.reflectance(1.0, 1.5168, cos, wavelength))
@@ -61,7 +63,9 @@ def test_bare_fresnel_gradient_in_the_angle(autodiff_backend):
     _, (gradient,) = be.gradients(rp_of, [be.asarray(cos_i)])
     with be.using("numpy", precision="float64"):
         for h in (1e-4, 1e-5):
-            fd = (float(rp_of(be.asarray(cos_i + h))) - float(rp_of(be.asarray(cos_i - h)))) / (2 * h)
+            fd = (float(rp_of(be.asarray(cos_i + h))) - float(rp_of(be.asarray(cos_i - h)))) / (
+                2 * h
+            )
             assert abs(fd - float(gradient)) < 1e-6 * abs(float(gradient))
 
 

@@ -15,7 +15,9 @@ import pytest
 from optics import backend as be
 from optics.coatings import Coating, ComplexIndex, Layer
 
-DATA = json.loads((Path(__file__).parent / "data" / "coatings" / "optiland_thin_film.json").read_text())
+DATA = json.loads(
+    (Path(__file__).parent / "data" / "coatings" / "optiland_thin_film.json").read_text()
+)
 
 
 @pytest.mark.parametrize("name", sorted(DATA["stacks"]))

@@ -1,4 +1,4 @@
-"""Thin-film coatings: Fresnel coefficients, multilayer stacks and ideal coatings (docs/coatings.md).
+"""Thin-film coatings: Fresnel coefficients, multilayer stacks, ideal coatings (docs/coatings.md).
 
 Every coating has ``amplitudes(n1, n2, cos_i, wavelength) -> (rs, rp, ts, tp)`` in the
 convention of :mod:`optics.coatings.fresnel`; a surface without a coating (``None``) is

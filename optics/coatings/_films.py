@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from .. import backend as be
 from ..errors import OpticsError
 from ..materials import material_from_spec
-from .fresnel import as_complex, fresnel_amplitudes, normal_components, normal_wavenumber
 from ._media import film_index
 from ._response import Response
+from .fresnel import as_complex, fresnel_amplitudes, normal_components, normal_wavenumber
 
 __all__ = ["Coating", "Layer"]
 
@@ -90,7 +90,9 @@ class Layer:
         if self.unit == "nm":
             return self.thickness * 1e-3
         if reference_wavelength is None:
-            raise OpticsError("a layer in quarter waves ('qw') needs the coating's reference_wavelength")
+            raise OpticsError(
+                "a layer in quarter waves ('qw') needs the coating's reference_wavelength"
+            )
         n_ref = be.fft.real(film_index(self.material, reference_wavelength))
         return self.thickness * reference_wavelength / (4.0 * n_ref)
 
@@ -125,7 +127,8 @@ class Coating(Response):
             isinstance(reference_wavelength, numbers.Real) and reference_wavelength > 0
         ):
             raise OpticsError(
-                f"reference_wavelength must be a positive wavelength in µm, not {reference_wavelength!r}"
+                "reference_wavelength must be a positive wavelength in µm, not "
+                f"{reference_wavelength!r}"
             )
         self.reference_wavelength = reference_wavelength
         self.name = name

@@ -7,8 +7,8 @@ import numbers
 
 from .. import backend as be
 from ..errors import OpticsError
-from .fresnel import as_complex, conj, normal_components
 from ._response import Response
+from .fresnel import as_complex, conj, normal_components
 
 __all__ = ["IdealCoating"]
 

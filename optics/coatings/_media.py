@@ -77,7 +77,9 @@ class TabulatedIndex(Material):
         if any(not math.isfinite(v) for row in rows for v in row):
             raise OpticsError(f"medium {self.name}: every table value must be finite")
         if any(b <= a for a, b in zip(self.wavelengths, self.wavelengths[1:])):
-            raise OpticsError(f"medium {self.name}: wavelengths must increase, got {self.wavelengths}")
+            raise OpticsError(
+                f"medium {self.name}: wavelengths must increase, got {self.wavelengths}"
+            )
 
     def index(self, wavelength):
         """n + iκ at ``wavelength`` (µm, any shape) by linear interpolation, complex."""

@@ -43,7 +43,7 @@ class Response:
         return _pick(rs, rp, polarization)
 
     def transmittance(self, n1, n2, cos_i, wavelength, polarization="unpolarized"):
-        """Transmittance for ``polarization`` "s", "p" or "unpolarized" (see :meth:`reflectance`)."""
+        """Transmittance for ``polarization`` "s", "p" or "unpolarized" (as :meth:`reflectance`)."""
         _, _, ts, tp = self.power(n1, n2, cos_i, wavelength)
         return _pick(ts, tp, polarization)
 
@@ -55,4 +55,6 @@ def _pick(s, p, polarization):
         return p
     if polarization == "unpolarized":
         return 0.5 * (s + p)
-    raise OpticsError(f"polarization must be one of {', '.join(POLARIZATIONS)}, not {polarization!r}")
+    raise OpticsError(
+        f"polarization must be one of {', '.join(POLARIZATIONS)}, not {polarization!r}"
+    )

@@ -93,7 +93,9 @@ def coating_from_spec(spec, where="coating", *, name=None, reference_wavelength=
         reference = _number(spec, "reference_wavelength", where, positive=True)
     order = spec.get("order", ORDERS[0])
     if order not in ORDERS:
-        raise LensFileError(f"{where}: key 'order' must be one of {', '.join(ORDERS)}, not {order!r}")
+        raise LensFileError(
+            f"{where}: key 'order' must be one of {', '.join(ORDERS)}, not {order!r}"
+        )
     layers = spec.get("layers")
     if not isinstance(layers, (list, tuple)):
         raise LensFileError(f"{where}: key 'layers' must be a list of layer tables")
@@ -159,7 +161,7 @@ def _layer(entry, where) -> Layer:
 
 
 def _material(spec, where):
-    """A film material: an optics material value, ``{index, k}`` or ``{table = [[λ, n, k], ...]}``."""
+    """A film material: an optics material value, ``{index, k}`` or ``{table = [[λ, n, k]]}``."""
     if isinstance(spec, Mapping) and "k" in spec:
         _check(set(spec), ("index", "k"), f"{where}: material")
         n = _number(spec, "index", f"{where}: material", positive=True)
@@ -182,13 +184,17 @@ def _plain_tree(value):
         return {k: _plain_tree(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain_tree(v) for v in value]
-    return float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else value
+    return (
+        float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else value
+    )
 
 
 def _check(keys, allowed, where):
     unknown = sorted(map(str, set(keys) - set(allowed)))
     if unknown:
-        raise LensFileError(f"{where}: unknown key(s) {', '.join(unknown)}; keys: {', '.join(allowed)}")
+        raise LensFileError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; keys: {', '.join(allowed)}"
+        )
 
 
 def _is_number(value):

@@ -118,7 +118,9 @@ def optic_from_dict(data, source: str = "<dict>", *, solve: bool = True) -> Opti
     fields = _fields(_section(data, "fields", source), f"{source}: fields")
     wavelengths = _wavelengths(_section(data, "wavelengths", source), f"{source}: wavelengths")
     coatings = coatings_from_table(
-        data.get("coatings", {}), source, reference_wavelength=wavelengths.values[wavelengths.primary]
+        data.get("coatings", {}),
+        source,
+        reference_wavelength=wavelengths.values[wavelengths.primary],
     )
     surfaces = _surfaces(data.get("surfaces"), source, coatings)
     _check_finite_conjugate(aperture, fields, surfaces, source)

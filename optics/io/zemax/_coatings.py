@@ -99,7 +99,9 @@ def _coating_file(zmx, source) -> dict:
     if not found:
         return {}
     path = found[0]
-    return parse_coating_file(decode(read_bytes(path, str(path), "coating file"), str(path)), str(path))
+    return parse_coating_file(
+        decode(read_bytes(path, str(path), "coating file"), str(path)), str(path)
+    )
 
 
 def parse_coating_file(text: str, source: str) -> dict:

@@ -1,4 +1,4 @@
-"""Writes optiland_thin_film.json: Optiland 0.6.3's thin-film numbers for tests/test_coatings_optiland.py.
+"""Writes optiland_thin_film.json: Optiland 0.6.3's thin films for tests/test_coatings_optiland.py.
 
 Run in a separate environment that has Optiland (MIT licence, HarrisonKramer/optiland)::
 
@@ -21,7 +21,6 @@ import math
 import sys
 import types
 from pathlib import Path
-
 
 
 class _Placeholder(types.ModuleType):
@@ -69,7 +68,8 @@ ANGLES = [0.0, 20.0, 45.0, 70.0]
 
 def main():
     out = {
-        "source": f"optiland {importlib.metadata.version('optiland')} optiland.thin_film.ThinFilmStack.compute_rtRTA "
+        "source": f"optiland {importlib.metadata.version('optiland')} "
+        "optiland.thin_film.ThinFilmStack.compute_rtRTA "
         "(MIT licence, github.com/HarrisonKramer/optiland), by make_optiland_reference.py",
         "wavelengths_um": WAVELENGTHS,
         "angles_deg": ANGLES,
