@@ -247,3 +247,16 @@ def test_unpolarized_is_the_mean_of_s_and_p():
 def test_bad_coating_input_names_the_parameter(make, words):
     with pytest.raises(OpticsError, match=words):
         make()
+
+
+def test_float32_inputs_give_complex64_close_to_float64(torch_backend):
+    coating = Coating([Layer("MgF2", 1.0, "qw"), Layer(2.05, 120.0)], 0.55)
+    cos64 = np.cos(np.radians([0.0, 30.0, 60.0]))
+    with be.using("torch", precision="float32"):
+        cos_i = be.asarray(cos64.astype(np.float32))
+        rs = coating.amplitudes(1.0, 1.5168, cos_i, 0.55)[0]
+        reflectance = coating.reflectance(1.0, 1.5168, cos_i, 0.55)
+    assert str(rs.dtype) == "torch.complex64" and str(reflectance.dtype) == "torch.float32"
+    expected = be.to_numpy(coating.reflectance(1.0, 1.5168, be.asarray(cos64), 0.55))
+    eps32 = be.machine_eps(reflectance)
+    np.testing.assert_allclose(be.to_numpy(reflectance), expected, rtol=64 * eps32)

@@ -222,3 +222,16 @@ def test_corpus_vendor_coatings_warn_once_per_name():
     assert sum("COAT THORA" in m for m in messages) == 1
     assert all("coating" not in s for s in data["surfaces"])
     assert not math.isnan(sum(s.get("thickness", 0.0) for s in data["surfaces"][1:]))
+
+
+def test_a_layer_thickness_is_a_parameter_path():
+    from optics.params import get_param, replaced
+
+    optic = _optic()
+    path = "surfaces[1].coating.layers[1].thickness"
+    assert get_param(optic, path) == 120.0
+    thinner = replaced(optic, path, 60.0)
+    assert get_param(thinner, path) == 60.0 and get_param(optic, path) == 120.0
+    before = float(optic.surfaces[1].coating.reflectance(1.0, 1.5185, 1.0, 0.55))
+    after = float(thinner.surfaces[1].coating.reflectance(1.0, 1.5185, 1.0, 0.55))
+    assert before != after
