@@ -40,7 +40,7 @@ def read_coatings(zmx, data, source):
     used = [(i, record) for i, record in used if record is not None and record.args]
     if not used:
         return
-    library = None
+    library, searched = None, ""
     table = {}
     for index, record in used:
         name = record.args[0]
@@ -48,9 +48,9 @@ def read_coatings(zmx, data, source):
             spec = _ideal(name)
             if spec is None:
                 if library is None:
-                    library = _coating_file(zmx, source)
+                    library, searched = _coating_file(zmx, source)
                 spec = library.get(name.upper()) or _BUILT_IN.get(name.upper())
-            problem = "not I.xx, not in a coating file beside the lens, not MGF2"
+            problem = f"not I.xx, {searched}, not MGF2"
             if spec is not None and _unknown_material(spec) is not None:
                 problem = f"its layer material {_unknown_material(spec)!r} is not known"
                 spec = None
@@ -87,21 +87,20 @@ def _ideal(name):
     return None if match is None else {"R": 0.0, "T": float("0." + match.group(1))}
 
 
-def _coating_file(zmx, source) -> dict:
-    """NAME -> lens-file coating table of the coating file beside ``source`` ({} when absent)."""
+def _coating_file(zmx, source):
+    """(NAME -> coating table, what was searched) of the coating file beside ``source``."""
     record = zmx.get("COFN")
     names = [a.strip('"') for a in record.args if a.upper() != "QF"] if record else []
     wanted = (names[0] if names else "COATING.DAT").upper()
     folder = Path(source).parent
-    if not folder.is_dir():
-        return {}
-    found = [p for p in folder.iterdir() if p.name.upper() == wanted and p.is_file()]
+    found = []
+    if folder.is_dir():
+        found = [p for p in folder.iterdir() if p.name.upper() == wanted and p.is_file()]
     if not found:
-        return {}
+        return {}, f"no coating file {wanted} beside the lens"
     path = found[0]
-    return parse_coating_file(
-        decode(read_bytes(path, str(path), "coating file"), str(path)), str(path)
-    )
+    text = decode(read_bytes(path, str(path), "coating file"), str(path))
+    return parse_coating_file(text, str(path)), f"not in {path.name}"
 
 
 def parse_coating_file(text: str, source: str) -> dict:
