@@ -13,7 +13,7 @@ from ._films import ORDERS, UNITS, Coating, Layer
 from ._ideal import IdealCoating
 from ._media import ComplexIndex, TabulatedIndex
 from ._response import POLARIZATIONS
-from ._spec import coating_from_spec, coatings_from_table
+from ._spec import coating_from_spec, coatings_from_table, coatings_to_table, surface_coating
 from .fresnel import fresnel_amplitudes, fresnel_power, power_from_amplitudes
 
 __all__ = [
@@ -27,10 +27,12 @@ __all__ = [
     "TabulatedIndex",
     "coating_from_spec",
     "coatings_from_table",
+    "coatings_to_table",
     "fresnel_amplitudes",
     "fresnel_power",
     "interface_amplitudes",
     "power_from_amplitudes",
+    "surface_coating",
 ]
 
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 
 from ..apertures import APERTURE_SHAPES, SHAPE_KEYS, ClearAperture
-from ..coatings._spec import coatings_from_table, surface_coating
+from ..coatings import coatings_from_table, surface_coating
 from ..errors import ConfigurationError, LensFileError, OpticsError
 from ..geometry import GEOMETRY_TYPES
 from ..materials import material_from_spec

@@ -15,7 +15,7 @@ import numbers
 from collections.abc import Mapping
 
 from .. import backend as be
-from ..coatings._spec import coatings_to_table
+from ..coatings import coatings_to_table
 from ..errors import OpticsError
 from ._environment import environment_to_table
 from ._schema import DEFAULT_SURFACE_TYPE
