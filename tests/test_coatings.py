@@ -260,3 +260,19 @@ def test_float32_inputs_give_complex64_close_to_float64(torch_backend):
     expected = be.to_numpy(coating.reflectance(1.0, 1.5168, be.asarray(cos64), 0.55))
     eps32 = be.machine_eps(reflectance)
     np.testing.assert_allclose(be.to_numpy(reflectance), expected, rtol=64 * eps32)
+
+
+def test_a_tabulated_medium_interpolates_like_numpy_interp(backend):
+    from optics.coatings import TabulatedIndex
+
+    table = TabulatedIndex("ALUM", (0.4, 0.55, 0.8), (0.49, 0.96, 2.8), (4.86, 6.69, 8.45))
+    wavelengths = np.array([0.3, 0.4, 0.47, 0.55, 0.61, 0.8, 1.2])
+    got = be.to_numpy(table.index(be.asarray(wavelengths)))
+    np.testing.assert_allclose(
+        got.real, np.interp(wavelengths, table.wavelengths, table.n), rtol=1e-15
+    )
+    np.testing.assert_allclose(
+        got.imag, np.interp(wavelengths, table.wavelengths, table.kappa), rtol=1e-15
+    )
+    with pytest.raises(OpticsError, match="increase"):
+        TabulatedIndex("BAD", (0.5, 0.4), (1.0, 1.0), (0.0, 0.0))
