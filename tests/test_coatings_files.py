@@ -85,6 +85,12 @@ def test_coatings_round_trip_through_saved_files(tmp_path, suffix):
             np.testing.assert_array_equal(be.to_numpy(x), be.to_numpy(y))
 
 
+def test_an_ideal_coating_given_only_r_absorbs_nothing():
+    text = LENS.replace("R = 0.5\nT = 0.5", "R = 0.04")
+    ideal = _optic(text).surfaces[3].coating
+    assert (ideal.R, ideal.T) == (0.04, 0.96)
+
+
 def test_an_unnamed_coating_gets_a_name_when_written():
     optic = _optic()
     optic.surfaces[2].coating = Coating([Layer(1.38, 100.0)])

@@ -26,11 +26,14 @@ class IdealCoating(Response):
     Parameters
     ----------
     R, T : float or 0-d array
-        Intensity reflectance and transmittance, each in [0, 1], R + T <= 1.
+        Intensity reflectance and transmittance, each in [0, 1], R + T <= 1;
+        T defaults to 1 − R (nothing absorbed).
     name : str, optional
     """
 
-    def __init__(self, R=0.0, T=1.0, *, name=None):
+    def __init__(self, R=0.0, T=None, *, name=None):
+        if T is None:
+            T = 1.0 - R
         for key, value in (("R", R), ("T", T)):
             if isinstance(value, numbers.Real) and not (math.isfinite(value) and 0 <= value <= 1):
                 raise OpticsError(f"ideal coating {key} must be in [0, 1], got {value!r}")

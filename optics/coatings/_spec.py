@@ -85,8 +85,9 @@ def coating_from_spec(spec, where="coating", *, name=None, reference_wavelength=
     keys = set(spec)
     if keys & set(IDEAL_KEYS):
         _check(keys, IDEAL_KEYS, where)
-        values = {k: _number(spec, k, where, default=0.0 if k == "R" else 1.0) for k in IDEAL_KEYS}
-        return _built(where, lambda: IdealCoating(values["R"], values["T"], name=name))
+        reflectance = _number(spec, "R", where, default=0.0)
+        transmittance = _number(spec, "T", where, default=1.0 - reflectance)  # nothing absorbed
+        return _built(where, lambda: IdealCoating(reflectance, transmittance, name=name))
     _check(keys, STACK_KEYS, where)
     reference = spec.get("reference_wavelength", reference_wavelength)
     if "reference_wavelength" in spec:
