@@ -17,8 +17,8 @@ from .errors import (
 )
 
 # Public name -> module that defines it (imported on first access). When the
-# module has no attribute of that name (optics.samples), the module itself is
-# the value.
+# module has no attribute of that name (optics.samples, optics.coatings), the
+# module itself is the value.
 _LAZY = {
     "Optic": "optics.system",
     "Aperture": "optics.system",
@@ -50,6 +50,7 @@ _LAZY = {
     "load": "optics.io",
     "save": "optics.io",
     "samples": "optics.samples",
+    "coatings": "optics.coatings",
     "solve_fields": "optics.trace",
 }
 

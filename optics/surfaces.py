@@ -36,6 +36,9 @@ class Surface:
     obscuration : float or None
         Radius in mm of a central obscuration (a disc about the vertex that
         blocks rays).
+    coating : object or None
+        A thin-film coating (:mod:`optics.coatings`: anything with
+        ``amplitudes(n1, n2, cos_i, wavelength)``); None is the bare interface.
     """
 
     geometry: Geometry = None
@@ -47,6 +50,7 @@ class Surface:
     is_stop: bool = False
     aperture: object = None
     obscuration: object = None
+    coating: object = None
 
     def __post_init__(self):
         if self.geometry is None:

@@ -41,6 +41,7 @@ LAYERS = (
     ("optics.thermal._air", 4),
     ("optics.thermal._environment", 4),
     ("optics.thermal._index", 4),
+    ("optics.coatings", 5),
     ("optics.thermal._expansion", 5),
     ("optics.system", 5),
     ("optics.params", 5),

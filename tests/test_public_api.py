@@ -37,7 +37,7 @@ print(json.dumps(report))
 """
 
 #: Public names that are modules on purpose.
-MODULES = {"optics.backend", "optics.samples"}
+MODULES = {"optics.backend", "optics.samples", "optics.coatings"}
 
 
 def _names(import_everything: bool) -> dict:

@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping
 
 from ..apertures import APERTURE_SHAPES, SHAPE_KEYS, ClearAperture
+from ..coatings import coatings_from_table, surface_coating
 from ..errors import ConfigurationError, LensFileError, OpticsError
 from ..geometry import GEOMETRY_TYPES
 from ..materials import material_from_spec
@@ -54,6 +55,7 @@ TOP_LEVEL_KEYS = (
     "tolerance",
     "environment",
     "configurations",
+    "coatings",
 )
 APERTURE_KEYS = ("type", "value")
 FIELD_KEYS = ("type", "values", "object_telecentric", "weights")
@@ -71,6 +73,7 @@ SURFACE_KEYS = (
     "obscuration",
     "solve",
     "pickup",
+    "coating",
 )
 """Keys every surface type accepts; each geometry type adds its own ``spec_keys``."""
 
@@ -114,7 +117,12 @@ def optic_from_dict(data, source: str = "<dict>", *, solve: bool = True) -> Opti
     aperture = _aperture(_section(data, "aperture", source, required=True), f"{source}: aperture")
     fields = _fields(_section(data, "fields", source), f"{source}: fields")
     wavelengths = _wavelengths(_section(data, "wavelengths", source), f"{source}: wavelengths")
-    surfaces = _surfaces(data.get("surfaces"), source)
+    coatings = coatings_from_table(
+        data.get("coatings", {}),
+        source,
+        reference_wavelength=wavelengths.values[wavelengths.primary],
+    )
+    surfaces = _surfaces(data.get("surfaces"), source, coatings)
     _check_finite_conjugate(aperture, fields, surfaces, source)
     aiming = _aiming(_section(data, "aiming", source), f"{source}: aiming")
     optimize = data.get("optimize")
@@ -259,7 +267,7 @@ def _wavelengths(table, where) -> Wavelengths:
 # --- surfaces --------------------------------------------------------------------------
 
 
-def _surfaces(entries, source) -> list:
+def _surfaces(entries, source, coatings) -> list:
     if entries is None:
         raise LensFileError(
             f"{source}: missing [[surfaces]]: list the object surface, the lens surfaces "
@@ -275,10 +283,10 @@ def _surfaces(entries, source) -> list:
             f"{source}: [[surfaces]] has {len(entries)} entries; at least 3 are needed "
             "(the object surface, one or more lens surfaces, the image surface)"
         )
-    return [_surface(entry, i, source) for i, entry in enumerate(entries)]
+    return [_surface(entry, i, source, coatings) for i, entry in enumerate(entries)]
 
 
-def _surface(entry, index, source) -> Surface:
+def _surface(entry, index, source, coatings) -> Surface:
     where = f"{source}: surface {index}"
     if not isinstance(entry, Mapping):
         raise LensFileError(f"{where}: a surface is a table of keys, not {describe(entry)}")
@@ -335,6 +343,7 @@ def _surface(entry, index, source) -> Surface:
         decenter=_vector(entry, "decenter", 2, where),
         tilt=_vector(entry, "tilt", 3, where),
         is_stop=stop,
+        coating=surface_coating(entry.get("coating"), coatings, where),
     )
 
 

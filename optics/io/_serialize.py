@@ -15,6 +15,7 @@ import numbers
 from collections.abc import Mapping
 
 from .. import backend as be
+from ..coatings import coatings_to_table
 from ..errors import OpticsError
 from ._environment import environment_to_table
 from ._schema import DEFAULT_SURFACE_TYPE
@@ -50,7 +51,13 @@ def optic_to_dict(optic) -> dict:
     }
     if optic.wavelengths.weights is not None:
         data["wavelengths"]["weights"] = [plain(w) for w in optic.wavelengths.weights]
+    coatings, coating_names = coatings_to_table(optic.surfaces)
+    if coatings:
+        data["coatings"] = coatings
     data["surfaces"] = [_surface(surface, i) for i, surface in enumerate(optic.surfaces)]
+    for spec, name in zip(data["surfaces"], coating_names):
+        if name is not None:
+            spec["coating"] = name
     for solve in getattr(optic, "solves", None) or ():
         kind = "pickup" if solve.type == "pickup" else "solve"
         data["surfaces"][solve.surface].setdefault(kind, {})[solve.parameter] = solve.to_spec()

@@ -30,7 +30,7 @@ from ...system import Aperture
 from ...trace.aim import stop_radius
 from .._files import read_bytes
 from .._schema import optic_from_dict
-from . import _floa, _multiconfig, _surfaces, _system, _text
+from . import _coatings, _floa, _multiconfig, _surfaces, _system, _text
 from ._glass import ZemaxWarning
 from ._system import VIGNETTING_KEYWORDS
 from ._writer import dumps, encode
@@ -96,6 +96,7 @@ def _reads(raw, source, glass_fallback):
         entry, medium = _surfaces.surface_table(block, context, medium)
         surfaces.append(entry)
     data["surfaces"] = surfaces
+    _coatings.read_coatings(zmx, data, source)  # COAT lines: [coatings] and surface keys
     if data["aperture"]["type"] == "floating":
         semi = _stop_semi(zmx, context)
         if semi:
