@@ -54,6 +54,7 @@ TOP_LEVEL_KEYS = (
     "tolerance",
     "environment",
     "configurations",
+    "catalogs",
 )
 APERTURE_KEYS = ("type", "value")
 FIELD_KEYS = ("type", "values", "object_telecentric", "weights")
@@ -114,7 +115,8 @@ def optic_from_dict(data, source: str = "<dict>", *, solve: bool = True) -> Opti
     aperture = _aperture(_section(data, "aperture", source, required=True), f"{source}: aperture")
     fields = _fields(_section(data, "fields", source), f"{source}: fields")
     wavelengths = _wavelengths(_section(data, "wavelengths", source), f"{source}: wavelengths")
-    surfaces = _surfaces(data.get("surfaces"), source)
+    catalogs = _catalogs(data.get("catalogs", []), f"{source}: catalogs")
+    surfaces = _surfaces(data.get("surfaces"), source, catalogs)
     _check_finite_conjugate(aperture, fields, surfaces, source)
     aiming = _aiming(_section(data, "aiming", source), f"{source}: aiming")
     optimize = data.get("optimize")
@@ -259,7 +261,19 @@ def _wavelengths(table, where) -> Wavelengths:
 # --- surfaces --------------------------------------------------------------------------
 
 
-def _surfaces(entries, source) -> list:
+def _catalogs(value, where) -> tuple:
+    """The glass catalogs searched first for a glass named without one (``catalogs`` key)."""
+    from .._glass_catalog import UnknownGlassError, catalog_keys
+
+    if not isinstance(value, (list, tuple)) or not all(isinstance(c, str) for c in value):
+        raise LensFileError(f"{where}: expected a list of catalog names, not {describe(value)}")
+    try:
+        return catalog_keys(value)
+    except UnknownGlassError as err:
+        raise LensFileError(f"{where}: {err}") from None
+
+
+def _surfaces(entries, source, catalogs=()) -> list:
     if entries is None:
         raise LensFileError(
             f"{source}: missing [[surfaces]]: list the object surface, the lens surfaces "
@@ -275,10 +289,10 @@ def _surfaces(entries, source) -> list:
             f"{source}: [[surfaces]] has {len(entries)} entries; at least 3 are needed "
             "(the object surface, one or more lens surfaces, the image surface)"
         )
-    return [_surface(entry, i, source) for i, entry in enumerate(entries)]
+    return [_surface(entry, i, source, catalogs) for i, entry in enumerate(entries)]
 
 
-def _surface(entry, index, source) -> Surface:
+def _surface(entry, index, source, catalogs=()) -> Surface:
     where = f"{source}: surface {index}"
     if not isinstance(entry, Mapping):
         raise LensFileError(f"{where}: a surface is a table of keys, not {describe(entry)}")
@@ -330,7 +344,7 @@ def _surface(entry, index, source) -> Surface:
         obscuration=obscuration,
         geometry=_geometry(cls, entry, where),
         thickness=thickness,
-        material=material_from_spec(entry.get("material", "air"), where=where),
+        material=material_from_spec(entry.get("material", "air"), where=where, catalogs=catalogs),
         semi_diameter=semi_diameter,
         decenter=_vector(entry, "decenter", 2, where),
         tilt=_vector(entry, "tilt", 3, where),
