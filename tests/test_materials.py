@@ -31,7 +31,7 @@ CATALOG_GLASSES = [
     ("schott", "N-SF11", "SCHOTT-optical"),
     ("ohara", "S-BSL7", "OHARA-optical"),
     ("hikari", "SK16", "HIKARI-optical"),  # formula 3
-    ("cdgm", "H-K5", "CDGM-optical"),  # H-K9L has its data sheet's coefficients now
+    ("cdgm", "H-K9L", "CDGM-optical"),
     ("hoya", "BSC7", "HOYA-optical"),
     ("sumita", "K-BK7", "SUMITA-optical"),
     ("lzos", "BK10", "LZOS-optical"),  # tabulated n

@@ -21,7 +21,7 @@ data sheets (:mod:`._vendor`, through ``opticalglass``) and the model glasses of
 :func:`add_model_glass`.  Submodules: :mod:`._database` (the data files,
 :class:`Dispersion`, :class:`ThermalData`), :mod:`._evaluate` (n(λ) and the range
 warning), :mod:`._vendor` (the vendor sheets), :mod:`._supplement` (the shipped glasses),
-:mod:`._corrections` (the vendors' newer coefficients for 97 of the snapshot's glasses).
+:mod:`._corrections` (SUMITA's data-sheet coefficients for 7 of the snapshot's glasses).
 """
 
 from __future__ import annotations

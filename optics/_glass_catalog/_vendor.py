@@ -71,7 +71,7 @@ def vendor_catalogs() -> dict:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # spreadsheet-reader chatter
                 module = import_module(f"opticalglass.{vendor.lower()}")
-                catalog = getattr(module, f"{vendor}Catalog")()
+                catalog = _catalog(module, vendor)
                 names = [str(n) for n in catalog.get_glass_names()]
         except Exception as err:  # noqa: BLE001 - a third-party reader's failure, reported
             warnings.warn(
@@ -92,6 +92,21 @@ def vendor_catalogs() -> dict:
 
 _SELLMEIER_LABELS = ("K1", "L1", "K2", "L2", "K3", "L3")
 """A sheet row's labels of a Sellmeier formula n² − 1 = Σ Kᵢ λ²/(λ² − Lᵢ) (CDGM's 2024 sheet)."""
+
+
+def _catalog(module, vendor):
+    """The vendor module's catalog, with its sheet read.
+
+    opticalglass 2 caches its catalogs' base ``__init__`` (``functools.lru_cache``): a
+    second catalog object of a vendor would be left without its sheet (no ``df``), so
+    the cache is emptied first.
+    """
+    cls = getattr(module, f"{vendor}Catalog")
+    for base in cls.__mro__:
+        clear = getattr(vars(base).get("__init__"), "cache_clear", None)
+        if clear is not None:
+            clear()
+    return cls()
 
 
 def _labelled_sellmeier(row):
