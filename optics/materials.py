@@ -282,7 +282,7 @@ MAX_ABBE = 1e6
 """Largest Abbe number (1e6 is as good as no dispersion); keeps float32 traces finite."""
 
 _FORMS = (
-    "'air', 'mirror', a glass name, { index = n }, { nd = n, vd = v } "
+    "'air', 'mirror', a glass name, 'CATALOG:NAME', { index = n }, { nd = n, vd = v } "
     "or { name = glass, catalog = vendor }"
 )
 

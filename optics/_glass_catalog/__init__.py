@@ -30,14 +30,6 @@ import functools
 
 from ..errors import OpticsError
 from . import _corrections, _evaluate, _supplement, _vendor
-from ._names import (
-    LEAD_FREE_PREFIXES,
-    _find_folded,
-    _fold,
-    _unknown_glass_message,
-    find_marked,
-    glass_family,
-)
 from ._database import (
     Dispersion,
     GlassCatalogUnavailableError,
@@ -47,6 +39,14 @@ from ._database import (
     read_dispersion,
 )
 from ._evaluate import evaluate
+from ._names import (
+    LEAD_FREE_PREFIXES,
+    _find_folded,
+    _fold,
+    _unknown_glass_message,
+    find_marked,
+    glass_family,  # noqa: F401  (optics._glass_catalog.glass_family, as before)
+)
 
 __all__ = [
     "AmbiguousGlassWarning",

@@ -52,8 +52,8 @@ def warn_if_ambiguous(name: str, catalog: str, chosen=(), where: str = "") -> No
     warnings.warn(
         f"{prefix}glass {name!r} is in {len(having)} catalogs ({', '.join(having)}){differ}; "
         f"using {catalog.upper()}'s {name}, the first in the lookup order; choose with "
-        f"'{other.upper()}:{name}', {{ name = \"{name}\", catalog = \"{other}\" }} or a "
-        f"top-level catalogs = [\"{other.upper()}\", ...] key (docs/materials.md)",
+        f'\'{other.upper()}:{name}\', {{ name = "{name}", catalog = "{other}" }} or a '
+        f'top-level catalogs = ["{other.upper()}", ...] key (docs/materials.md)',
         AmbiguousGlassWarning,
         stacklevel=4,
     )
