@@ -351,3 +351,12 @@ def test_every_shipped_glass_matches_the_installed_vendor_sheets():
     missing = {(c, n) for c, n in _sample_glasses() if c in sheets and c not in skipped}
     missing -= compared
     assert not {(c, n) for c, n in missing if n in sheets[c]}, "a sample glass was not compared"
+
+
+@pytest.mark.parametrize(("gcat", "catalog"), [("CDGM SCHOTT", "cdgm"), ("HIKARI", "hikari")])
+def test_a_zmx_gcat_line_is_the_catalog_order(gcat, catalog):
+    text = ZMX.replace("{glass}", "F5").replace("GCAT SCHOTT", f"GCAT {gcat}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AmbiguousGlassWarning)
+        optic = optics.io.lensfile.optic_from_dict(zemax.reads(text.encode(), "f5.zmx"), "f5.zmx")
+    assert (optic.surfaces[1].material.name, optic.surfaces[1].material.catalog) == ("F5", catalog)
