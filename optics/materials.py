@@ -7,6 +7,7 @@ A lens file names a material by a string or a small table (see docs/materials.md
     { index = 1.5168 }                     a constant index
     { nd = 1.5168, vd = 64.17 }            the Abbe model (a two-term Cauchy law)
     "N-BK7"                                a catalog glass, catalogs searched in a fixed order
+    "SCHOTT:F5"                            a glass of one catalog, in short
     { name = "SK16", catalog = "hikari" }  a glass of one catalog
 
 :func:`material_from_spec` parses those values and :meth:`Material.to_spec`
@@ -281,27 +282,38 @@ MAX_ABBE = 1e6
 """Largest Abbe number (1e6 is as good as no dispersion); keeps float32 traces finite."""
 
 _FORMS = (
-    "'air', 'mirror', a glass name, { index = n }, { nd = n, vd = v } "
+    "'air', 'mirror', a glass name, 'CATALOG:NAME', { index = n }, { nd = n, vd = v } "
     "or { name = glass, catalog = vendor }"
 )
 
 
-def material_from_spec(spec, *, where: str = "") -> Material:
+def material_from_spec(spec, *, where: str = "", catalogs=()) -> Material:
     """The material a lens-file value names.
 
     Parameters
     ----------
     spec : str, mapping or Material
-        ``"air"``, ``"mirror"`` (either in any case), a catalog glass name, or a
-        table with the keys ``index``; ``nd`` and ``vd``; or ``name`` and an
-        optional ``catalog``.  A Material is returned as it is.
+        ``"air"``, ``"mirror"`` (either in any case), a catalog glass name,
+        ``"CATALOG:NAME"`` (``"SCHOTT:F5"``), or a table with the keys ``index``;
+        ``nd`` and ``vd``; or ``name`` and an optional ``catalog``.  A Material
+        is returned as it is.
     where : str, optional
         Where the value comes from, e.g. ``"lens.toml, surface 3"``; it starts
         every error message.
+    catalogs : sequence of str, optional
+        Catalogs searched first, in this order, for a glass named without a
+        catalog (a lens file's top-level ``catalogs`` key).
 
     Returns
     -------
     Material
+
+    Warns
+    -----
+    AmbiguousGlassWarning
+        A glass named without a catalog that two or more catalogs have, found in
+        none of ``catalogs``: the message names the catalogs, how far their
+        indices differ and the glass chosen (the first in lookup order).
 
     Raises
     ------
@@ -320,13 +332,13 @@ def material_from_spec(spec, *, where: str = "") -> Material:
             return MIRROR
         if not spec.strip():
             raise _bad(spec, where, f"expected {_FORMS}")
-        return _catalog_glass(spec, None, spec, where)
+        return _catalog_glass(spec, None, spec, where, catalogs, split=True)
     if isinstance(spec, Mapping):
-        return _from_table(spec, where)
+        return _from_table(spec, where, catalogs)
     raise _bad(spec, where, f"expected {_FORMS}")
 
 
-def _from_table(spec, where):
+def _from_table(spec, where, catalogs=()):
     """A material from a lens-file table (a mapping)."""
     keys = set(spec)
     if keys == {"index"}:
@@ -340,7 +352,7 @@ def _from_table(spec, where):
             raise _bad(spec, where, f"name must be a glass name (a string), got {name!r}")
         if catalog is not None and not isinstance(catalog, str):
             raise _bad(spec, where, f"catalog must be a string such as 'schott', got {catalog!r}")
-        return _catalog_glass(name, catalog, spec, where)
+        return _catalog_glass(name, catalog, spec, where, catalogs)
     raise _bad(spec, where, f"{_table_problem(keys)}; expected {_FORMS}")
 
 
@@ -357,12 +369,23 @@ def _table_problem(keys):
     return f"keys {', '.join(sorted(keys))} mix different forms"
 
 
-def _catalog_glass(name, catalog, spec, where):
-    """Resolve a catalog glass, turning lookup failures into lens-file errors."""
+def _catalog_glass(name, catalog, spec, where, catalogs=(), split=False):
+    """Resolve a catalog glass, turning lookup failures into lens-file errors.
+
+    ``split``: ``name`` may be ``"CATALOG:NAME"``.  A glass found without a catalog
+    that is in two or more catalogs, none of them in ``catalogs``, is announced.
+    """
     from . import _glass_catalog
+    from ._glass_catalog import _choice
 
     try:
-        return CatalogGlass(name, catalog)
+        if split:
+            name, catalog = _glass_catalog.split_catalog(name)
+        if catalog is not None:
+            return CatalogGlass(name, catalog)
+        found = CatalogGlass(*_glass_catalog.resolve(name, None, catalogs))
+        _choice.warn_if_ambiguous(found.name, found.catalog, catalogs, where)
+        return found
     except _glass_catalog.UnknownGlassError as err:
         supplied = _glass_catalog.model_glass(name) if catalog is None else None
         if supplied is not None:  # add_model_glass / --glass NAME=nd,vd

@@ -20,17 +20,16 @@ in its vendor's catalog after the snapshot's books), the crystal catalog
 data sheets (:mod:`._vendor`, through ``opticalglass``) and the model glasses of
 :func:`add_model_glass`.  Submodules: :mod:`._database` (the data files,
 :class:`Dispersion`, :class:`ThermalData`), :mod:`._evaluate` (n(λ) and the range
-warning), :mod:`._vendor` (the vendor sheets), :mod:`._supplement` (the shipped glasses).
+warning), :mod:`._vendor` (the vendor sheets), :mod:`._supplement` (the shipped glasses),
+:mod:`._corrections` (SUMITA's data-sheet coefficients for 7 of the snapshot's glasses).
 """
 
 from __future__ import annotations
 
-import difflib
 import functools
-import re
 
 from ..errors import OpticsError
-from . import _evaluate, _supplement, _vendor
+from . import _corrections, _evaluate, _supplement, _vendor
 from ._database import (
     Dispersion,
     GlassCatalogUnavailableError,
@@ -40,8 +39,17 @@ from ._database import (
     read_dispersion,
 )
 from ._evaluate import evaluate
+from ._names import (
+    LEAD_FREE_PREFIXES,
+    _find_folded,
+    _fold,
+    _unknown_glass_message,
+    find_marked,
+    glass_family,  # noqa: F401  (optics._glass_catalog.glass_family, as before)
+)
 
 __all__ = [
+    "AmbiguousGlassWarning",
     "CATALOG_HOOKS",
     "CRYSTALS",
     "CRYSTAL_CATALOG",
@@ -53,6 +61,8 @@ __all__ = [
     "UnknownGlassError",
     "add_model_glass",
     "catalogs",
+    "catalog_keys",
+    "catalogs_having",
     "clear_cache",
     "clear_user_glasses",
     "database_path",
@@ -63,6 +73,7 @@ __all__ = [
     "read_dispersion",
     "register_catalog",
     "resolve",
+    "split_catalog",
     "user_catalogs",
 ]
 
@@ -80,6 +91,10 @@ names ``book/page`` (``fused_silica/Malitson``: Malitson 1965's fused silica); s
 
 class UnknownGlassError(OpticsError, LookupError):
     """A glass (or catalog) name that the database does not have."""
+
+
+class AmbiguousGlassWarning(UserWarning):
+    """A glass named without a catalog that two or more catalogs have (``F5``)."""
 
 
 # --- locating and reading the database -------------------------------------------------
@@ -227,26 +242,27 @@ def catalogs() -> tuple:
     return tuple(_catalog_index())
 
 
-LEAD_FREE_PREFIXES = ("N-", "P-", "S-", "H-")
-"""Prefixes tried, in order, for a glass name no catalog has (``BK7`` -> schott ``N-BK7``):
-the vendors' marks of their lead- and arsenic-free versions (Schott N- and P-, Ohara S-,
-CDGM H-)."""
-
-_VENDOR_MARK = re.compile(r"^[A-Z]{1,2}-")
-_FAMILY = re.compile(r"^[A-Z]+")
-_SUGGESTIONS = 5
-
-
-def resolve(name: str, catalog: str | None = None) -> tuple:
+def resolve(name: str, catalog: str | None = None, order=()) -> tuple:
     """The canonical (name, catalog) of a glass.
 
     Tried in order, each in the catalog given or else in lookup order
     (:func:`catalogs`): the exact name; the name in any case, and ignoring
     spaces, hyphens and underscores (``nbk7`` is ``N-BK7``); then, for a name
-    that no catalog has at all, the name behind a lead-free mark of
-    :data:`LEAD_FREE_PREFIXES` (``BK7`` -> ``N-BK7``, ``BAK1`` -> ``N-BAK1``,
-    ``bsl7`` -> ``S-BSL7``).  A name a catalog has is never replaced: ``F2``
-    is Schott's F2, not N-F2.
+    that no catalog has at all, the name in any case in the vendors' data
+    sheets (:data:`FALLBACK_SOURCES`: SCHOTT's ``SF6HT``); and only then the
+    name behind a lead-free mark of :data:`LEAD_FREE_PREFIXES` (``BK7`` ->
+    ``N-BK7``, ``BAK1`` -> ``N-BAK1``, ``bsl7`` -> ``S-BSL7``).  A name a
+    catalog or a sheet has is never replaced: ``F2`` is Schott's F2, not N-F2.
+
+    Parameters
+    ----------
+    name : str
+        The glass name (``"N-BK7"``, ``"nbk7"``, ``"BK7"``).
+    catalog : str, optional
+        Search this catalog only (any case: ``"SCHOTT"``).
+    order : sequence of str, optional
+        Without ``catalog``: catalogs searched first, in this order, before the
+        rest in lookup order (a lens file's ``catalogs`` key, a .zmx GCAT line).
 
     Raises
     ------
@@ -256,7 +272,8 @@ def resolve(name: str, catalog: str | None = None) -> tuple:
     """
     index = _catalog_index()
     if catalog is None:
-        searched = index
+        first = catalog_keys(order)
+        searched = {c: index[c] for c in first if c in index} | index
     else:
         key = str(catalog).strip().lower()
         if key not in index and FALLBACK_SOURCES and key in fallback_catalogs():
@@ -274,92 +291,75 @@ def resolve(name: str, catalog: str | None = None) -> tuple:
             return name, cat
     found = _find_folded(_fold(name), searched)
     if found is None and _find_folded(_fold(name), index) is None:
-        for prefix in LEAD_FREE_PREFIXES:
+        # an exact name (any case) of a vendor sheet wins over the alias rule: SF6HT
+        found = _find_fallback(name, catalog, first if catalog is None else ())
+        for prefix in LEAD_FREE_PREFIXES if found is None else ():
             found = find_marked(prefix, name, searched)
             if found is not None:
                 break
     if found is not None:
         return found
-    found = _find_fallback(name, catalog)
-    if found is not None:
-        return found
     raise UnknownGlassError(_unknown_glass_message(name, catalog, searched, index))
 
 
-def _find_fallback(name, catalog=None):
-    """(name, catalog) of a glass only the vendors' data sheets have (exact name, any case)."""
+def _catalog_key(catalog, index) -> str:
+    """The catalog key of a catalog name in any case; UnknownGlassError for no catalog."""
+    key = str(catalog).strip().lower()
+    if key not in index and key not in _vendor.VENDOR_KEYS:
+        raise UnknownGlassError(f"unknown glass catalog {catalog!r}; catalogs: {', '.join(index)}")
+    return key
+
+
+def catalog_keys(names) -> tuple:
+    """The catalog keys of catalog names in any case (``["SCHOTT"]`` -> ``("schott",)``).
+
+    Raises
+    ------
+    UnknownGlassError
+        A name that is no catalog; the message lists the catalogs.
+    """
+    index = _catalog_index()
+    return tuple(_catalog_key(name, index) for name in names)
+
+
+def split_catalog(spec: str) -> tuple:
+    """(name, catalog) of ``"CATALOG:NAME"`` (``"SCHOTT:F5"`` -> ``("F5", "schott")``).
+
+    A string without a colon is (spec, None).
+
+    Raises
+    ------
+    UnknownGlassError
+        The part before the colon is no catalog (the message lists them), or no name follows.
+    """
+    if ":" not in spec:
+        return spec, None
+    prefix, name = spec.split(":", 1)
+    key = _catalog_key(prefix, _catalog_index())
+    if not name.strip():
+        raise UnknownGlassError(f"{spec!r}: no glass name after the catalog {prefix.strip()!r}")
+    return name.strip(), key
+
+
+def catalogs_having(name: str) -> tuple:
+    """The catalogs that have a glass of exactly this name, in lookup order (the sheets aside)."""
+    return tuple(cat for cat, pages in _catalog_index().items() if name in pages)
+
+
+def _find_fallback(name, catalog=None, order=()):
+    """(name, catalog) of a glass only the vendors' data sheets have (exact name, any case),
+    the sheets of ``order`` searched first."""
     if not FALLBACK_SOURCES:
         return None
     folded = name.strip().casefold()
-    for cat, pages in fallback_catalogs().items():
+    sheets = fallback_catalogs()
+    for cat, pages in ({c: sheets[c] for c in order if c in sheets} | sheets).items():
         if catalog is not None and cat != str(catalog).strip().lower():
             continue
         for page in pages:
             if page.casefold() == folded:
                 return page, cat
     return None
-
-
-def _fold(name: str) -> str:
-    """A glass name compared without case, spaces, hyphens or underscores."""
-    return re.sub(r"[\s\-_]", "", name).casefold()
-
-
-def find_marked(prefix, name, searched):
-    """(name, catalog) of the first glass named ``prefix`` + ``name`` (``N-`` + ``BK7``), or None.
-
-    The mark is matched as written, hyphen included, and the rest as :func:`_fold` does,
-    so ``K4`` behind ``S-`` is no ``SK4`` and ``F9`` no ``SF9``.
-    """
-    folded, size = _fold(name), len(prefix)
-    for cat, pages in searched.items():
-        for page in pages:
-            if page[:size].upper() == prefix and _fold(page[size:]) == folded:
-                return page, cat
-    return None
-
-
-def _find_folded(folded, searched):
-    for cat, pages in searched.items():
-        for page in pages:
-            if _fold(page) == folded:
-                return page, cat
-    return None
-
-
-def glass_family(name: str) -> str:
-    """The family letters of a glass name: ``N-BK7`` -> ``BK``, ``SF11`` -> ``SF``."""
-    core = _VENDOR_MARK.sub("", name.strip().upper())
-    match = _FAMILY.match(core)
-    return match.group() if match else core
-
-
-def _unknown_glass_message(name, catalog, searched, index):
-    """Say that a glass is unknown, with the closest names and any other catalog that has it.
-
-    Names of the same family (:func:`glass_family`) come first, the closest
-    spelling first among them; then other close spellings.
-    """
-    first_catalog: dict = {}
-    for cat, pages in searched.items():
-        for page in pages:
-            first_catalog.setdefault(page.upper(), (page, cat))
-    wanted = name.upper()
-    core = _VENDOR_MARK.sub("", wanted)
-    family = glass_family(name)
-    same = [k for k in first_catalog if glass_family(k) == family]
-    same.sort(key=lambda k: -difflib.SequenceMatcher(None, core, _VENDOR_MARK.sub("", k)).ratio())
-    close = difflib.get_close_matches(wanted, list(first_catalog), n=_SUGGESTIONS)
-    ranked = list(dict.fromkeys(same[:_SUGGESTIONS] + close))[:_SUGGESTIONS]
-    where = f" in catalog {catalog!r}" if catalog is not None else ""
-    message = f"unknown glass {name!r}{where}"
-    elsewhere = [cat for cat, pages in index.items() if name in pages]
-    if elsewhere:
-        message += f" (catalogs that have it: {', '.join(elsewhere)})"
-    if ranked:
-        listed = ", ".join(f"{first_catalog[c][0]} ({first_catalog[c][1]})" for c in ranked)
-        return f"{message}; closest names: {listed}"
-    return f"{message}; no close names"
 
 
 @functools.cache
@@ -371,7 +371,8 @@ def glass_dispersion(name: str, catalog: str) -> Dispersion:
     if isinstance(entry, Dispersion):
         return entry
     path = database_path() / "data" / entry
-    return read_dispersion(path, source=f"{catalog} {name}")
+    data = read_dispersion(path, source=f"{catalog} {name}")
+    return _corrections.corrected(data, catalog, name)
 
 
 def clear_cache() -> None:

@@ -56,6 +56,7 @@ TOP_LEVEL_KEYS = (
     "environment",
     "configurations",
     "coatings",
+    "catalogs",
 )
 APERTURE_KEYS = ("type", "value")
 FIELD_KEYS = ("type", "values", "object_telecentric", "weights")
@@ -122,7 +123,8 @@ def optic_from_dict(data, source: str = "<dict>", *, solve: bool = True) -> Opti
         source,
         reference_wavelength=wavelengths.values[wavelengths.primary],
     )
-    surfaces = _surfaces(data.get("surfaces"), source, coatings)
+    catalogs = _catalogs(data.get("catalogs", []), f"{source}: catalogs")
+    surfaces = _surfaces(data.get("surfaces"), source, coatings, catalogs)
     _check_finite_conjugate(aperture, fields, surfaces, source)
     aiming = _aiming(_section(data, "aiming", source), f"{source}: aiming")
     optimize = data.get("optimize")
@@ -267,7 +269,19 @@ def _wavelengths(table, where) -> Wavelengths:
 # --- surfaces --------------------------------------------------------------------------
 
 
-def _surfaces(entries, source, coatings) -> list:
+def _catalogs(value, where) -> tuple:
+    """The glass catalogs searched first for a glass named without one (``catalogs`` key)."""
+    from .._glass_catalog import UnknownGlassError, catalog_keys
+
+    if not isinstance(value, (list, tuple)) or not all(isinstance(c, str) for c in value):
+        raise LensFileError(f"{where}: expected a list of catalog names, not {describe(value)}")
+    try:
+        return catalog_keys(value)
+    except UnknownGlassError as err:
+        raise LensFileError(f"{where}: {err}") from None
+
+
+def _surfaces(entries, source, coatings=None, catalogs=()) -> list:
     if entries is None:
         raise LensFileError(
             f"{source}: missing [[surfaces]]: list the object surface, the lens surfaces "
@@ -283,10 +297,10 @@ def _surfaces(entries, source, coatings) -> list:
             f"{source}: [[surfaces]] has {len(entries)} entries; at least 3 are needed "
             "(the object surface, one or more lens surfaces, the image surface)"
         )
-    return [_surface(entry, i, source, coatings) for i, entry in enumerate(entries)]
+    return [_surface(entry, i, source, coatings, catalogs) for i, entry in enumerate(entries)]
 
 
-def _surface(entry, index, source, coatings) -> Surface:
+def _surface(entry, index, source, coatings=None, catalogs=()) -> Surface:
     where = f"{source}: surface {index}"
     if not isinstance(entry, Mapping):
         raise LensFileError(f"{where}: a surface is a table of keys, not {describe(entry)}")
@@ -338,7 +352,7 @@ def _surface(entry, index, source, coatings) -> Surface:
         obscuration=obscuration,
         geometry=_geometry(cls, entry, where),
         thickness=thickness,
-        material=material_from_spec(entry.get("material", "air"), where=where),
+        material=material_from_spec(entry.get("material", "air"), where=where, catalogs=catalogs),
         semi_diameter=semi_diameter,
         decenter=_vector(entry, "decenter", 2, where),
         tilt=_vector(entry, "tilt", 3, where),
