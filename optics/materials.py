@@ -242,10 +242,17 @@ class CatalogGlass(Material):
         return _glass_catalog.glass_dispersion(self.name, self.catalog).thermal
 
     def to_spec(self):
-        """The bare name when a lookup without a catalog finds this glass, else a table."""
+        """The bare name when it names this glass alone, else a table with the catalog.
+
+        A name that several catalogs have is written with its catalog: read back, it
+        then means this glass without the warning a bare ambiguous name gives.
+        """
         from . import _glass_catalog
 
-        if _glass_catalog.resolve(self.name) == (self.name, self.catalog):
+        alone = self.catalog == _glass_catalog.CRYSTAL_CATALOG or (
+            len(_glass_catalog.catalogs_having(self.name)) < 2
+        )
+        if alone and _glass_catalog.resolve(self.name) == (self.name, self.catalog):
             return self.name
         return {"name": self.name, "catalog": self.catalog}
 
