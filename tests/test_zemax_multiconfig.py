@@ -91,10 +91,10 @@ def test_every_supported_operand_is_read(tmp_path):
 
 
 def test_unsupported_operand_warns_with_its_line(tmp_path):
-    text = _text() + 'PRAM 2 1 0.5 0 0 0 1 1 1 0 0 "" 0\r\n'
+    text = _text() + 'SDIA 2 1 0.5 0 0 0 1 1 1 0 0 "" 0\r\n'
     line = text.count("\n")
     path = _write(tmp_path, text)
-    with pytest.warns(ZemaxWarning, match=rf"line {line}: multi-configuration operand PRAM"):
+    with pytest.warns(ZemaxWarning, match=rf"line {line}: multi-configuration operand SDIA"):
         optic = optics.load(path)
     assert optic.configuration_count == 3
 
@@ -103,7 +103,7 @@ def test_unsupported_operand_warns_with_its_line(tmp_path):
     ("row", "message"),
     [
         ('THIC 2 4 1.0 0 0 0 1 1 1 0 0 "" 0', "argument 2 must be an integer from 1 to 3"),
-        ('CONN 1 1 -1.0 0 0 0 1 1 1 0 0 "" 0', "no value for configuration(s) [2, 3]"),
+        ('CONN 1 1 -1.0 0 0 0 1 1 1 0 0 "" 0', "line 55: CONN 1: no value for configuration(s) 2, 3 (MNUM 3)"),
         ('THIC 2 1 abc 0 0 0 1 1 1 0 0 "" 0', "must be a number"),
     ],
 )

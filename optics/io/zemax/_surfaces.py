@@ -59,7 +59,7 @@ def surface_table(block, context, medium):
     entry: dict = {}
     is_last = block.number == context.last
     if kind == "COORDBRK":
-        entry.update(_coordinate_break(block, where))
+        entry.update(_coordinate_break(block, where, scale))
     else:
         entry.update(_shape(kind, block, where, scale))
     thickness = _thickness(block, where, scale)
@@ -261,10 +261,11 @@ def _no_zernike(block, where):
         )
 
 
-def _coordinate_break(block, where) -> dict:
+def _coordinate_break(block, where, scale) -> dict:
+    """PARM 1, 2 the decenter (lens units, so scaled to mm), 3-5 the tilts (degrees), 6 the order."""
     params = _params(block, where, "COORDBRK")
     entry: dict = {"type": "coordinate_break"}
-    decenter = [params.get(1, 0.0), params.get(2, 0.0)]
+    decenter = [params.get(1, 0.0) * scale, params.get(2, 0.0) * scale]
     tilt = [params.get(3, 0.0), params.get(4, 0.0), params.get(5, 0.0)]
     if any(decenter):
         entry["decenter"] = decenter
