@@ -34,7 +34,7 @@ def test_zmx_with_configurations_reads_the_three_zoom_positions():
     assert optic.configuration_count == 3
     efls = [float(optics.prepare(optic.configuration(n)).first_order.efl) for n in (1, 2, 3)]
     assert efls == pytest.approx(OPTILAND_EFL, rel=1e-9)
-    assert optic.configuration(3).fields.values[1] == (0.0, 8.0)
+    assert optic.configuration(3).fields.values[1] == (0.0, 20.0)  # wide: the widest field
 
 
 def test_zmx_round_trip_is_unchanged(tmp_path):
@@ -146,4 +146,4 @@ def test_rows_in_inches_are_read_in_mm(tmp_path):
     assert optic.configurations.rows[0].values == pytest.approx(
         [9.0 * 25.4, 19.0 * 25.4, 29.0 * 25.4]
     )
-    assert optic.configurations.rows[2].values == [20.0, 12.0, 8.0]  # field angles: degrees
+    assert optic.configurations.rows[2].values == [8.0, 12.0, 20.0]  # field angles: degrees
