@@ -20,7 +20,7 @@ _rii.get_rii_libs = lambda *args, **kwargs: {}
 from rayoptics.environment import open_model  # noqa: E402
 from rayoptics.raytr.trace import trace  # noqa: E402
 
-__all__ = ["open_model", "paraxially_aimed", "START"]
+__all__ = ["entrance_pupil", "open_model", "paraxially_aimed", "trace", "START"]
 
 #: The start plane of every ray: START mm before the first surface's vertex.
 START = 10.0
