@@ -57,7 +57,7 @@ def test_zoom_lens_efl_and_real_image_heights_match_optiland(zoom):
 
 
 def test_zoom_positions_are_named_by_focal_length(zoom):
-    """"tele" is the longest EFL and the narrowest field, "wide" the shortest and widest."""
+    """The tele position has the longest EFL and the narrowest field, wide the opposite."""
     efl = {}
     for n, name in zip((1, 2, 3), zoom.configurations.names):
         c = zoom.configuration(n)

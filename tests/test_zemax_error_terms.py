@@ -35,32 +35,71 @@ def _replaced(old, new):
 
 # (edit of the file, the line it puts the error on (None: the last line), the message)
 CASES = {
-    "field-angle": (_replaced("YFLN 0.0 10.0", "YFLN 0.0 95.0"), 10,
-                    "YFLN: field 2 at 95 degrees: field angles must be under 90 degrees"),
-    "field-weight": (_replaced("FWGN 1.0 1.0", "FWGN 1.0 -1.0"), 11,
-                     "FWGN: the weight -1 of field 2 must be a non-negative number"),
-    "wavelength-weight": (_replaced("WAVM 1 0.5875618 1.0", "WAVM 1 0.5875618 -2"), 12,
-                          "WAVM 1: the weight -2 of wavelength 1 must be a non-negative"),
-    "mce-field": (_appended(_rows("YFIE", 3, [1.0, 2.0, 3.0])), 55,
-                  "YFIE 3: field 3 does not exist: the file has 2 fields (1 to 2)"),
-    "mce-surface": (_appended(_rows("THIC", 9, [1.0, 2.0, 3.0])), 55,
-                    "THIC 9: surface 9 does not exist: the file has surfaces 0 to 6"),
-    "mce-wavelength": (_appended(_rows("WAVE", 2, [0.5, 0.6, 0.7])), 55,
-                       "WAVE 2: wavelength 2 does not exist: the file has 1 wavelength (1 to 1)"),
-    "mce-wavelength-value": (_appended(_rows("WAVE", 1, [0.5, -1.0, 0.7])), 56,
-                             "WAVE 1, configuration 2: a wavelength (µm) must be positive"),
-    "mce-stop": (_appended(_rows("STPS", 0, [3, 9, 3])), 56,
-                 "STPS, configuration 2: the stop must be one of surfaces 1 to 5, not 9"),
-    "mce-aperture": (_appended(_rows("APER", 0, [5.0, 4.0, 0.0])), 57,
-                     "APER, configuration 3: the system aperture must be positive, not 0.0"),
-    "mce-glass": (_appended(_rows("GLSS", 4, ["N-BK7", "N-BK7", "NO-SUCH"])), 57,
-                  "GLSS 4, configuration 3: unknown glass 'NO-SUCH'"),
-    "mce-missing": (_appended(_rows("CONN", 1, [-1.0])), 55,
-                    "CONN 1: no value for configuration(s) 2, 3 (MNUM 3)"),
-    "mce-configuration": (_appended('THIC 2 4 1.0 0 0 0 1 1 1 0 0 "" 0\r\n'), 55,
-                          "THIC argument 2 must be an integer from 1 to 3"),
-    "mce-field-angle": (_appended(_rows("YFIE", 2, [20.0, 91.0, 8.0])), 56,
-                        "YFIE 2, configuration 2: field angle 91.0: it must be under 90"),
+    "field-angle": (
+        _replaced("YFLN 0.0 10.0", "YFLN 0.0 95.0"),
+        10,
+        "YFLN: field 2 at 95 degrees: field angles must be under 90 degrees",
+    ),
+    "field-weight": (
+        _replaced("FWGN 1.0 1.0", "FWGN 1.0 -1.0"),
+        11,
+        "FWGN: the weight -1 of field 2 must be a non-negative number",
+    ),
+    "wavelength-weight": (
+        _replaced("WAVM 1 0.5875618 1.0", "WAVM 1 0.5875618 -2"),
+        12,
+        "WAVM 1: the weight -2 of wavelength 1 must be a non-negative",
+    ),
+    "mce-field": (
+        _appended(_rows("YFIE", 3, [1.0, 2.0, 3.0])),
+        55,
+        "YFIE 3: field 3 does not exist: the file has 2 fields (1 to 2)",
+    ),
+    "mce-surface": (
+        _appended(_rows("THIC", 9, [1.0, 2.0, 3.0])),
+        55,
+        "THIC 9: surface 9 does not exist: the file has surfaces 0 to 6",
+    ),
+    "mce-wavelength": (
+        _appended(_rows("WAVE", 2, [0.5, 0.6, 0.7])),
+        55,
+        "WAVE 2: wavelength 2 does not exist: the file has 1 wavelength (1 to 1)",
+    ),
+    "mce-wavelength-value": (
+        _appended(_rows("WAVE", 1, [0.5, -1.0, 0.7])),
+        56,
+        "WAVE 1, configuration 2: a wavelength (µm) must be positive",
+    ),
+    "mce-stop": (
+        _appended(_rows("STPS", 0, [3, 9, 3])),
+        56,
+        "STPS, configuration 2: the stop must be one of surfaces 1 to 5, not 9",
+    ),
+    "mce-aperture": (
+        _appended(_rows("APER", 0, [5.0, 4.0, 0.0])),
+        57,
+        "APER, configuration 3: the system aperture must be positive, not 0.0",
+    ),
+    "mce-glass": (
+        _appended(_rows("GLSS", 4, ["N-BK7", "N-BK7", "NO-SUCH"])),
+        57,
+        "GLSS 4, configuration 3: unknown glass 'NO-SUCH'",
+    ),
+    "mce-missing": (
+        _appended(_rows("CONN", 1, [-1.0])),
+        55,
+        "CONN 1: no value for configuration(s) 2, 3 (MNUM 3)",
+    ),
+    "mce-configuration": (
+        _appended('THIC 2 4 1.0 0 0 0 1 1 1 0 0 "" 0\r\n'),
+        55,
+        "THIC argument 2 must be an integer from 1 to 3",
+    ),
+    "mce-field-angle": (
+        _appended(_rows("YFIE", 2, [20.0, 91.0, 8.0])),
+        56,
+        "YFIE 2, configuration 2: field angle 91.0: it must be under 90",
+    ),
 }
 
 

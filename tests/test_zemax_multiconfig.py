@@ -103,7 +103,10 @@ def test_unsupported_operand_warns_with_its_line(tmp_path):
     ("row", "message"),
     [
         ('THIC 2 4 1.0 0 0 0 1 1 1 0 0 "" 0', "argument 2 must be an integer from 1 to 3"),
-        ('CONN 1 1 -1.0 0 0 0 1 1 1 0 0 "" 0', "line 55: CONN 1: no value for configuration(s) 2, 3 (MNUM 3)"),
+        (
+            'CONN 1 1 -1.0 0 0 0 1 1 1 0 0 "" 0',
+            "line 55: CONN 1: no value for configuration(s) 2, 3 (MNUM 3)",
+        ),
         ('THIC 2 1 abc 0 0 0 1 1 1 0 0 "" 0', "must be a number"),
     ],
 )

@@ -75,7 +75,8 @@ def _traced(optic, entry):
 def _same_media(optic, entry):
     ours = media_indices(optic.surfaces, be.asarray(optic.primary_wavelength))
     ours = [abs(float(np.asarray(v))) for v in ours][:-1]
-    return len(ours) == len(entry["indices"]) and np.allclose(ours, entry["indices"], rtol=0, atol=1e-12)
+    same = len(ours) == len(entry["indices"])
+    return same and np.allclose(ours, entry["indices"], rtol=0, atol=1e-12)
 
 
 def _compared(name):

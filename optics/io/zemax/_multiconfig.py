@@ -30,7 +30,17 @@ __all__ = ["read_configurations", "configuration_lines", "SUPPORTED"]
 
 #: The operands read and written (docs/configurations.md, "Zemax").
 SUPPORTED = (
-    "THIC", "CRVT", "CONN", "GLSS", "PRAM", "APER", "XFIE", "YFIE", "WAVE", "STPS", "TEMP",
+    "THIC",
+    "CRVT",
+    "CONN",
+    "GLSS",
+    "PRAM",
+    "APER",
+    "XFIE",
+    "YFIE",
+    "WAVE",
+    "STPS",
+    "TEMP",
     "PRES",
 )
 
@@ -168,8 +178,7 @@ def _value(record, data, context, power, where):
         last = len(data["surfaces"]) - 1
         if not (value.is_integer() and 1 <= value <= last - 1):
             raise LensFileError(
-                f"{where}: the stop must be one of surfaces 1 to {last - 1}, not "
-                f"{record.args[2]}"
+                f"{where}: the stop must be one of surfaces 1 to {last - 1}, not {record.args[2]}"
             )
         return int(value)
     if kind in ("WAVE", "APER") and not value > 0:

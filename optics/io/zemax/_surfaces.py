@@ -262,7 +262,7 @@ def _no_zernike(block, where):
 
 
 def _coordinate_break(block, where, scale) -> dict:
-    """PARM 1, 2 the decenter (lens units, so scaled to mm), 3-5 the tilts (degrees), 6 the order."""
+    """PARM 1, 2 the decenter (lens units: scaled to mm), 3-5 the tilts (degrees), 6 the order."""
     params = _params(block, where, "COORDBRK")
     entry: dict = {"type": "coordinate_break"}
     decenter = [params.get(1, 0.0) * scale, params.get(2, 0.0) * scale]
