@@ -31,6 +31,8 @@ __all__ = ["pram_key", "pram_operand", "pram_parameter", "PRAM_PARAMETER_ARG"]
 
 #: The argument of a PRAM row that holds the parameter number: the second integer of
 #: the row, after the value and the pickup columns (the one before the quoted text).
+#: Inferred from the row layout (no published .zmx specification, no corpus file with
+#: PRAM rows): the reader and the writer agree on it.
 PRAM_PARAMETER_ARG = 10
 
 _COEFFICIENT = re.compile(r"^surfaces\[(\d+)\]\.coefficients\[(\d+)\]$")
