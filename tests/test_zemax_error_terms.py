@@ -100,6 +100,28 @@ CASES = {
         56,
         "YFIE 2, configuration 2: field angle 91.0: it must be under 90",
     ),
+    "object-height-at-infinity": (
+        _replaced("FTYP 0 0 2 1 0 0 0", "FTYP 1 0 2 1 0 0 0"),
+        8,
+        "FTYP: object-height fields (1) need an object at a finite distance, but SURF 0 has "
+        "DISZ INFINITY",
+    ),
+    "annular-aperture": (
+        _replaced(
+            'CURV -0.01 0 0 0 0 ""\r\n  DISZ 2.0',
+            'CURV -0.01 0 0 0 0 ""\r\n  DISZ 2.0\r\n  CLAP 5 3 0',
+        ),
+        22,
+        "CLAP 5 3: the inner radius must be at least 0 and smaller than the outer one",
+    ),
+    "rectangular-aperture": (
+        _replaced(
+            'CURV -0.01 0 0 0 0 ""\r\n  DISZ 2.0',
+            'CURV -0.01 0 0 0 0 ""\r\n  DISZ 2.0\r\n  SQAP -1 2 0',
+        ),
+        22,
+        "SQAP -1 2: the half-widths in x and y must be positive",
+    ),
 }
 
 
@@ -112,6 +134,8 @@ def test_a_malformed_file_is_refused_in_zemax_terms(tmp_path, case):
     with pytest.raises(LensFileError) as info:
         optics.load(path)
     said = str(info.value)
-    assert said.startswith(f"{path}: line {line}: {message}"), said
+    assert said.startswith(f"{path}: line {line}: {message}") or said.startswith(
+        f"{path}: surface 1: line {line}: {message}"
+    ), said
     # No lens-file (TOML) vocabulary and no 0-based index.
     assert not re.search(r"\[configurations\]|key '|values\[|index \d", said), said

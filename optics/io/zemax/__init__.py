@@ -96,6 +96,7 @@ def _reads(raw, source, glass_fallback):
         entry, medium = _surfaces.surface_table(block, context, medium)
         surfaces.append(entry)
     data["surfaces"] = surfaces
+    _system.check_finite_conjugate(zmx, data, source)
     if data["aperture"]["type"] == "floating":
         semi = _stop_semi(zmx, context)
         if semi:

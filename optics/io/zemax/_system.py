@@ -119,6 +119,22 @@ def fields(zmx, source, scale) -> dict:
     return table
 
 
+def check_finite_conjugate(zmx, data, source):
+    """OBNA and object-height fields (FTYP 1) need a finite DISZ on SURF 0: say so by line."""
+    if math.isfinite(data["surfaces"][0].get("thickness", 0.0)):
+        return
+    needs = (
+        ("OBNA", data["aperture"]["type"] == "object_na", "an object-space NA needs"),
+        ("FTYP", data["fields"]["type"] == "object_height", "object-height fields (1) need"),
+    )
+    for keyword, used, what in needs:
+        if used:
+            raise LensFileError(
+                f"{source}: line {zmx.get(keyword).line}: {keyword}: {what} an object at a "
+                "finite distance, but SURF 0 has DISZ INFINITY"
+            )
+
+
 def wavelengths(zmx, source) -> dict:
     """The [wavelengths] table (µm) with the 0-based primary."""
     ftyp = zmx.get("FTYP")
