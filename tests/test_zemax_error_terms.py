@@ -93,7 +93,7 @@ CASES = {
     "mce-configuration": (
         _appended('THIC 2 4 1.0 0 0 0 1 1 1 0 0 "" 0\r\n'),
         55,
-        "THIC argument 2 must be an integer from 1 to 3",
+        "THIC 2: configuration 4 does not exist: MNUM 3 gives configurations 1 to 3",
     ),
     "mce-field-angle": (
         _appended(_rows("YFIE", 2, [20.0, 91.0, 8.0])),

@@ -102,7 +102,10 @@ def test_unsupported_operand_warns_with_its_line(tmp_path):
 @pytest.mark.parametrize(
     ("row", "message"),
     [
-        ('THIC 2 4 1.0 0 0 0 1 1 1 0 0 "" 0', "argument 2 must be an integer from 1 to 3"),
+        (
+            'THIC 2 4 1.0 0 0 0 1 1 1 0 0 "" 0',
+            "THIC 2: configuration 4 does not exist: MNUM 3 gives configurations 1 to 3",
+        ),
         (
             'CONN 1 1 -1.0 0 0 0 1 1 1 0 0 "" 0',
             "line 55: CONN 1: no value for configuration(s) 2, 3 (MNUM 3)",

@@ -90,7 +90,12 @@ def read_configurations(zmx, data, context):
             if found is None:
                 continue
             key, label, power = found
-            config = record.integer(1, source, lowest=1, highest=count)
+            config = record.integer(1, f"{source}")
+            if not 1 <= config <= count:
+                raise LensFileError(
+                    f"{source}: line {record.line}: {label}: configuration {config} does not "
+                    f"exist: MNUM {count} gives configurations 1 to {count}"
+                )
             where = f"{source}: line {record.line}: {label}, configuration {config}"
             value = _value(record, data, context, power, where)
             if key not in rows:
