@@ -114,13 +114,20 @@ def test_pram_lengths_in_inches_are_read_in_mm(tmp_path):
     assert second.surfaces[5].decenter[0] == pytest.approx(-0.2 * 25.4, rel=1e-15)
 
 
-def test_pram_rows_are_written_back(tmp_path):
-    rows = _pram(1, 2, [-2.0e-6, -3.0e-6]) + _pram(1, 4, [0.0, 4.0e-12])
-    optic = optics.load(_write(tmp_path, _text(ASPHERE) + "MNUM 2 1\r\n" + rows, "pram.zmx"))
+@pytest.mark.parametrize(
+    ("path", "rows", "parameters"),
+    [
+        (ASPHERE, _pram(1, 2, [-2.0e-6, -3.0e-6]) + _pram(1, 4, [0.0, 4.0e-12]), ["2", "4"]),
+        (DECENTERED, _pram(2, 2, [0.5, 1.25]) + _pram(5, 3, [-1.5, 2.0]), ["2", "3"]),
+    ],
+    ids=["asphere", "coordinate-break"],
+)
+def test_pram_rows_are_written_back(tmp_path, path, rows, parameters):
+    optic = optics.load(_write(tmp_path, _text(path) + "MNUM 2 1\r\n" + rows, "pram.zmx"))
     written = optics.save(optic, tmp_path / "written.zmx")
-    lines = [line for line in _text(written).splitlines() if line.startswith("PRAM")]
-    assert lines[0].split()[:3] == ["PRAM", "1", "1"] and lines[0].split()[11] == "2"
-    assert lines[-1].split()[11] == "4"
+    lines = [line.split() for line in _text(written).splitlines() if line.startswith("PRAM")]
+    assert [line[2] for line in lines] == ["1", "2", "1", "2"]  # configuration numbers
+    assert [line[11] for line in lines[::2]] == parameters  # PARM n before the quoted text
     again = optics.load(written)
     assert [(r.key, r.values) for r in again.configurations.rows] == [
         (r.key, r.values) for r in optic.configurations.rows
