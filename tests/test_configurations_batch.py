@@ -153,7 +153,7 @@ def test_equal_rows_stack_and_differing_ones_carry_the_axis():
     thickness = be.to_numpy(stack.optic.surfaces[2].thickness)
     np.testing.assert_array_equal(thickness.ravel(), [9.0, 29.0])
     assert thickness.shape == (2, 1, 1, 1)
-    assert stack.field_scales == (1.0, 8.0 / 20.0)  # the reference: the widest field
+    assert stack.field_scales == (8.0 / 20.0, 1.0)  # the reference: the widest field (3)
 
 
 def _fd_gradient(problem, u, h):

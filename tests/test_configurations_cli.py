@@ -19,7 +19,7 @@ def test_config_all_json_gives_one_object_per_configuration(capsys):
     document = json.loads(capsys.readouterr().out)
     configs = document["configurations"]
     assert [c["config"] for c in configs] == [1, 2, 3]
-    assert [c["name"] for c in configs] == ["wide", "middle", "tele"]
+    assert [c["name"] for c in configs] == ["tele", "middle", "wide"]
     efls = [c["result"]["paraxial"]["efl"] for c in configs]
     assert efls == pytest.approx(OPTILAND_EFL, rel=1e-9)
 
@@ -30,7 +30,7 @@ def test_config_n_and_text_headers(capsys):
     assert efl == pytest.approx(OPTILAND_EFL[1], rel=1e-9)
     assert main(["analyze", ZOOM, "--config", "all"]) == 0
     out = capsys.readouterr().out
-    assert "# configuration 1 of 3 (wide)" in out and "# configuration 3 of 3 (tele)" in out
+    assert "# configuration 1 of 3 (tele)" in out and "# configuration 3 of 3 (wide)" in out
 
 
 @pytest.mark.parametrize(

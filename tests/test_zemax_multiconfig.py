@@ -34,7 +34,7 @@ def test_zmx_with_configurations_reads_the_three_zoom_positions():
     assert optic.configuration_count == 3
     efls = [float(optics.prepare(optic.configuration(n)).first_order.efl) for n in (1, 2, 3)]
     assert efls == pytest.approx(OPTILAND_EFL, rel=1e-9)
-    assert optic.configuration(3).fields.values[1] == (0.0, 8.0)
+    assert optic.configuration(3).fields.values[1] == (0.0, 20.0)  # wide: the widest field
 
 
 def test_zmx_round_trip_is_unchanged(tmp_path):
@@ -91,10 +91,10 @@ def test_every_supported_operand_is_read(tmp_path):
 
 
 def test_unsupported_operand_warns_with_its_line(tmp_path):
-    text = _text() + 'PRAM 2 1 0.5 0 0 0 1 1 1 0 0 "" 0\r\n'
+    text = _text() + 'SDIA 2 1 0.5 0 0 0 1 1 1 0 0 "" 0\r\n'
     line = text.count("\n")
     path = _write(tmp_path, text)
-    with pytest.warns(ZemaxWarning, match=rf"line {line}: multi-configuration operand PRAM"):
+    with pytest.warns(ZemaxWarning, match=rf"line {line}: multi-configuration operand SDIA"):
         optic = optics.load(path)
     assert optic.configuration_count == 3
 
@@ -102,8 +102,14 @@ def test_unsupported_operand_warns_with_its_line(tmp_path):
 @pytest.mark.parametrize(
     ("row", "message"),
     [
-        ('THIC 2 4 1.0 0 0 0 1 1 1 0 0 "" 0', "argument 2 must be an integer from 1 to 3"),
-        ('CONN 1 1 -1.0 0 0 0 1 1 1 0 0 "" 0', "no value for configuration(s) [2, 3]"),
+        (
+            'THIC 2 4 1.0 0 0 0 1 1 1 0 0 "" 0',
+            "THIC 2: configuration 4 does not exist: MNUM 3 gives configurations 1 to 3",
+        ),
+        (
+            'CONN 1 1 -1.0 0 0 0 1 1 1 0 0 "" 0',
+            "line 55: CONN 1: no value for configuration(s) 2, 3 (MNUM 3)",
+        ),
         ('THIC 2 1 abc 0 0 0 1 1 1 0 0 "" 0', "must be a number"),
     ],
 )
@@ -146,4 +152,4 @@ def test_rows_in_inches_are_read_in_mm(tmp_path):
     assert optic.configurations.rows[0].values == pytest.approx(
         [9.0 * 25.4, 19.0 * 25.4, 29.0 * 25.4]
     )
-    assert optic.configurations.rows[2].values == [20.0, 12.0, 8.0]  # field angles: degrees
+    assert optic.configurations.rows[2].values == [8.0, 12.0, 20.0]  # field angles: degrees

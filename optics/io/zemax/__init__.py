@@ -97,6 +97,7 @@ def _reads(raw, source, glass_fallback):
         surfaces.append(entry)
     data["surfaces"] = surfaces
     _coatings.read_coatings(zmx, data, source)  # COAT lines: [coatings] and surface keys
+    _system.check_finite_conjugate(zmx, data, source)
     if data["aperture"]["type"] == "floating":
         semi = _stop_semi(zmx, context)
         if semi:
@@ -104,9 +105,7 @@ def _reads(raw, source, glass_fallback):
         else:  # sized by optic_from_zmx_data (_floa.py)
             data["aperture"] = {"type": "floating", "limits": _diam_limits(zmx, context)}
     _system.telecentric_and_aiming(data, zmx, source)
-    configurations = _multiconfig.read_configurations(
-        zmx, source, scale, data["aperture"].get("type"), data["fields"].get("type", "angle")
-    )
+    configurations = _multiconfig.read_configurations(zmx, data, context)
     if configurations is not None:
         data["configurations"] = configurations
     environment = _system.environment(zmx, source)

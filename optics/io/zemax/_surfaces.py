@@ -59,7 +59,7 @@ def surface_table(block, context, medium):
     entry: dict = {}
     is_last = block.number == context.last
     if kind == "COORDBRK":
-        entry.update(_coordinate_break(block, where))
+        entry.update(_coordinate_break(block, where, scale))
     else:
         entry.update(_shape(kind, block, where, scale))
     thickness = _thickness(block, where, scale)
@@ -261,10 +261,11 @@ def _no_zernike(block, where):
         )
 
 
-def _coordinate_break(block, where) -> dict:
+def _coordinate_break(block, where, scale) -> dict:
+    """PARM 1, 2 the decenter (lens units: scaled to mm), 3-5 the tilts (degrees), 6 the order."""
     params = _params(block, where, "COORDBRK")
     entry: dict = {"type": "coordinate_break"}
-    decenter = [params.get(1, 0.0), params.get(2, 0.0)]
+    decenter = [params.get(1, 0.0) * scale, params.get(2, 0.0) * scale]
     tilt = [params.get(3, 0.0), params.get(4, 0.0), params.get(5, 0.0)]
     if any(decenter):
         entry["decenter"] = decenter
@@ -304,6 +305,11 @@ def _apertures(block, where, scale, entry):
     if clap is not None or block.get("FLAP") is not None:
         if clap is not None:
             inner, outer = (clap.number(i, where) * scale for i in (0, 1))
+            if inner < 0 or outer < 0 or (inner != 0 and not inner < outer):
+                raise LensFileError(
+                    f"{where}: line {clap.line}: CLAP {clap.args[0]} {clap.args[1]}: the inner "
+                    "radius must be at least 0 and smaller than the outer one"
+                )
         else:
             inner, outer = 0.0, semi_diameter(block, where, scale)
         if inner != 0:
@@ -316,6 +322,11 @@ def _apertures(block, where, scale, entry):
         record = block.get(keyword)
         if record is not None and aperture is None and "semi_diameter" not in entry:
             half_x, half_y = (record.number(i, where) * scale for i in (0, 1))
+            if not (half_x > 0 and half_y > 0):
+                raise LensFileError(
+                    f"{where}: line {record.line}: {keyword} {record.args[0]} {record.args[1]}: "
+                    "the half-widths in x and y must be positive"
+                )
             aperture = {"shape": shape, "half_x": half_x, "half_y": half_y}
             _no_extra(record, where, keyword)
     obscuration = block.get("OBSC")

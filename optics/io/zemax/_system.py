@@ -102,6 +102,8 @@ def fields(zmx, source, scale) -> dict:
     xs = (xs + [0.0] * count)[:count]
     ys = (ys + [0.0] * count)[:count]
     unit = 1.0 if kind == 0 else scale
+    if kind == 0:
+        _check_angles(zmx, xs, ys, source)
     vignetting = _vignetting(zmx, source, count)
     if all(x == 0 for x in xs):
         values = [y * unit for y in ys]
@@ -110,10 +112,27 @@ def fields(zmx, source, scale) -> dict:
     table = {"type": FIELD_TYPES[kind], "values": values}
     weights = _values(zmx, "FWGN", source)
     if weights:
-        _set_weights(table, (weights + [1.0] * count)[:count], "FWGN", source)
+        where = f"{source}: line {zmx.get('FWGN').line}: FWGN"
+        _set_weights(table, (weights + [1.0] * count)[:count], "field", where)
     if vignetting is not None:
         table["vignetting"] = vignetting
     return table
+
+
+def check_finite_conjugate(zmx, data, source):
+    """OBNA and object-height fields (FTYP 1) need a finite DISZ on SURF 0: say so by line."""
+    if math.isfinite(data["surfaces"][0].get("thickness", 0.0)):
+        return
+    needs = (
+        ("OBNA", data["aperture"]["type"] == "object_na", "an object-space NA needs"),
+        ("FTYP", data["fields"]["type"] == "object_height", "object-height fields (1) need"),
+    )
+    for keyword, used, what in needs:
+        if used:
+            raise LensFileError(
+                f"{source}: line {zmx.get(keyword).line}: {keyword}: {what} an object at a "
+                "finite distance, but SURF 0 has DISZ INFINITY"
+            )
 
 
 def wavelengths(zmx, source) -> dict:
@@ -139,11 +158,13 @@ def wavelengths(zmx, source) -> dict:
                     f"{source}: line {record.line}: WAVM {index}: wavelength {record.args[1]} "
                     "must be a positive number of micrometres"
                 )
-            values.append((index, wavelength, record.number(2, source, 1.0)))
+            values.append((index, wavelength, record.number(2, source, 1.0), record.line))
+    lines = []
     if values:
         values.sort()
-        weights = [weight for _, _, weight in values]
-        values = [value for _, value, _ in values]
+        weights = [weight for _, _, weight, _ in values]
+        lines = [line for *_, line in values]
+        values = [value for _, value, _, _ in values]
     else:
         values = _values(zmx, "WAVL", source)
         if count:
@@ -164,19 +185,39 @@ def wavelengths(zmx, source) -> dict:
         )
     table = {"values": values, "primary": primary - 1}
     if weights:
-        _set_weights(table, weights, "WAVM", source)
+        bad = [i for i, w in enumerate(weights) if not (math.isfinite(w) and w >= 0)]
+        line = lines[bad[0]] if bad else lines[0]
+        where = f"{source}: line {line}: WAVM {bad[0] + 1 if bad else ''}".rstrip()
+        _set_weights(table, weights, "wavelength", where)
     return table
 
 
-def _set_weights(table, weights, keyword, source):
-    """Keep ``weights`` in ``table`` unless every one is 1 (the default)."""
+def _set_weights(table, weights, what, where):
+    """Keep ``weights`` in ``table`` unless every one is 1 (the default).
+
+    ``what`` is "field" or "wavelength" (numbered from 1, as OpticStudio does).
+    """
     if all(w == 1 for w in weights):
         return
-    if not all(math.isfinite(w) and w >= 0 for w in weights) or not sum(weights) > 0:
-        raise LensFileError(
-            f"{source}: {keyword}: weights {weights} must be non-negative and not all 0"
-        )
+    for number, weight in enumerate(weights, start=1):
+        if not (math.isfinite(weight) and weight >= 0):
+            raise LensFileError(
+                f"{where}: the weight {weight:g} of {what} {number} must be a non-negative number"
+            )
+    if not sum(weights) > 0:
+        raise LensFileError(f"{where}: every {what} weight is 0: at least one must be positive")
     table["weights"] = weights
+
+
+def _check_angles(zmx, xs, ys, source):
+    """Field angles (FTYP 0) under 90 degrees, or LensFileError naming the line and field."""
+    for keyword, values in (("XFLN", xs), ("YFLN", ys)):
+        for number, value in enumerate(values, start=1):
+            if not abs(value) < 90:
+                raise LensFileError(
+                    f"{source}: line {zmx.get(keyword).line}: {keyword}: field {number} at "
+                    f"{value:g} degrees: field angles must be under 90 degrees"
+                )
 
 
 def ray_aiming(zmx, source) -> str:
