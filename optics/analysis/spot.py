@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 from .. import backend as be
+from .._notebook import NotebookView
 from ..frames import surface_frames
 from ..sampling import fan
 from ..trace import iter_bundle, trace_bundle
@@ -24,8 +25,8 @@ from ..trace.prepared import optic_of
 from ._spot_stream import SpotAccumulator
 
 
-@dataclass(frozen=True)
-class SpotResult:
+@dataclass(frozen=True, repr=False)
+class SpotResult(NotebookView):
     """Spot statistics of one field point at one wavelength (lengths in mm).
 
     rms_radius_chief is about the chief ray of the primary wavelength (NaN
