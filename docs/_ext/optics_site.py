@@ -69,7 +69,8 @@ def _aliases(names: dict[str, list[str]]) -> dict[str, str]:
     return found
 
 
-def write_api_pages():
+def write_api_pages(folder: Path = GENERATED / "api"):
+    """Write the API index and one autosummary page per public package into ``folder``."""
     lines = ["API reference", "=============", ""]
     lines += [
         "Every public name of the library, with its docstring (units and shapes in the",
@@ -80,7 +81,7 @@ def write_api_pages():
         "",
     ]
     lines += [f"   {package}" for package in PUBLIC_PACKAGES]
-    _write(GENERATED / "api" / "index.rst", "\n".join(lines) + "\n")
+    _write(folder / "index.rst", "\n".join(lines) + "\n")
     names = public_names()
     aliases = _aliases(names)
     for package, listed in names.items():
@@ -92,7 +93,7 @@ def write_api_pages():
         if package == "optics" and aliases:
             page += ["", "Also here, documented in their subpackage:", ""]
             page += [f"- ``optics.{n}``: :py:obj:`{aliases[n]}`" for n in listed if n in aliases]
-        _write(GENERATED / "api" / f"{package}.rst", "\n".join(page) + "\n")
+        _write(folder / f"{package}.rst", "\n".join(page) + "\n")
 
 
 def _docstring(script: Path) -> tuple[str, str]:
@@ -102,34 +103,50 @@ def _docstring(script: Path) -> tuple[str, str]:
     return title.strip().rstrip("."), rest.strip()
 
 
-def run_example(script: Path, folder: Path) -> list[Path]:
-    """Run one example in ``folder``; the PNG files it wrote, sorted by name."""
+def start_example(script: Path, folder: Path) -> subprocess.Popen:
+    """Start one example in a fresh ``folder`` (headless matplotlib, this tree's optics)."""
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=os.pathsep.join([str(ROOT)]))
-    start = time.perf_counter()
-    done = subprocess.run(
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(ROOT))
+    return subprocess.Popen(
         [sys.executable, str(script)],
         cwd=folder,
         env=env,
-        capture_output=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=EXAMPLE_TIMEOUT_S,
     )
-    if done.returncode != 0:
-        raise ExtensionError(f"example {script.name} failed:\n{done.stderr[-2000:]}")
-    LOG.info(f"gallery: {script.name} ran in {time.perf_counter() - start:.1f} s")
-    return sorted(folder.glob("*.png"))
+
+
+def run_examples(scripts: list[Path]) -> dict[Path, list[Path]]:
+    """Run every example at once (each is one process); script -> the PNG files it wrote."""
+    start = time.perf_counter()
+    running = {s: start_example(s, GENERATED / "gallery" / s.stem) for s in scripts}
+    failed = []
+    for script, process in running.items():
+        try:
+            _, stderr = process.communicate(timeout=EXAMPLE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, stderr = process.communicate()
+            stderr += f"\n(killed after {EXAMPLE_TIMEOUT_S} s)"
+        if process.returncode != 0:
+            failed.append(f"example {script.name} failed:\n{stderr[-2000:]}")
+    if failed:
+        raise ExtensionError("\n".join(failed))
+    LOG.info(f"gallery: {len(scripts)} examples ran in {time.perf_counter() - start:.1f} s")
+    return {s: sorted((GENERATED / "gallery" / s.stem).glob("*.png")) for s in scripts}
 
 
 def write_gallery():
+    """Run every example and write its gallery page (and the gallery index)."""
     scripts = sorted((ROOT / "examples").glob("*.py"))
-    index = ["# Gallery", "", "Each example is a script in `examples/`, run when the site is built.", ""]
+    index = ["# Gallery", "", "Each example is a script in `examples/`, run when the site is built."]
+    index.append("")
     index += ["```{toctree}", ":maxdepth: 1", ""] + [s.stem for s in scripts] + ["```", ""]
     _write(GENERATED / "gallery" / "index.md", "\n".join(index))
-    for script in scripts:
-        images = run_example(script, GENERATED / "gallery" / script.stem)
+    for script, images in run_examples(scripts).items():
         title, rest = _docstring(script)
         page = [f"# {title}", "", rest, ""]
         page += [f"![{title}]({script.stem}/{image.name})" + "\n" for image in images]
@@ -156,6 +173,7 @@ def escape_bars(app, what, name, obj, options, lines):
 
 
 def generate(app, config):
+    """Sphinx ``config-inited``: the API pages and the gallery."""
     write_api_pages()
     write_gallery()
 
