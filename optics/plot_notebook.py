@@ -76,12 +76,16 @@ def optic_view(optic) -> View:
         ("configurations", optic.configuration_count),
     ]
 
+    tables = [table]
+    if optic.configurations is not None:  # a zoom lens: its configurations below
+        tables += configurations_view(optic.configurations).tables
+
     def figure():
         from .plot import plot_layout
 
         return plot_layout(optic).figure
 
-    return View(f"Optic {optic.name!r}", lines, [table], figure)
+    return View(f"Optic {optic.name!r}", lines, tables, figure)
 
 
 @register("optics.configurations.Configurations")
@@ -309,6 +313,4 @@ def optimization_view(result) -> View:
         fig.tight_layout()
         return fig
 
-    return View(
-        "Optimization", lines, [Table(["variable", "before", "after"], rows)], figure
-    )
+    return View("Optimization", lines, [Table(["variable", "before", "after"], rows)], figure)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -128,11 +129,22 @@ def test_tolerance_views_hold_the_statistics():
 
 
 def test_optimization_view_holds_the_merits_and_variables():
-    records = [StepRecord(k, m, np.nan, np.array([v]), 0.0) for k, (m, v) in
-               enumerate([(4.0, 1.0), (1.0, 1.5), (0.25, 1.75)])]
+    records = [
+        StepRecord(k, m, np.nan, np.array([v]), 0.0)
+        for k, (m, v) in enumerate([(4.0, 1.0), (1.0, 1.5), (0.25, 1.75)])
+    ]
     result = OptimizationResult(
-        "dls", 4.0, 0.25, 2, ["surfaces.1.radius"], np.array([1.0]), np.array([1.75]),
-        [], [], History(records), "converged",
+        "dls",
+        4.0,
+        0.25,
+        2,
+        ["surfaces.1.radius"],
+        np.array([1.0]),
+        np.array([1.75]),
+        [],
+        [],
+        History(records),
+        "converged",
     )
     root = parsed(result)
     texts = cells(root)
@@ -150,3 +162,11 @@ def test_a_class_without_a_view_falls_back_to_its_fields():
     plain = Plain("a<b", np.zeros((3, 4)))
     assert repr(plain) == "Plain(name=a<b, data=<array (3, 4)>)"
     assert parsed(plain).text == repr(plain)
+
+
+def test_a_zoom_optic_shows_its_configurations():
+    zoom = optics.load(Path(__file__).parent / "data" / "zoom_two_group.toml")
+    texts = cells(parsed(zoom))
+    rows = zoom.configurations.rows
+    assert rows[0].key in texts
+    assert all(cell(v) in texts for v in rows[0].values)

@@ -142,8 +142,8 @@ def run_examples(scripts: list[Path]) -> dict[Path, list[Path]]:
 def write_gallery():
     """Run every example and write its gallery page (and the gallery index)."""
     scripts = sorted((ROOT / "examples").glob("*.py"))
-    index = ["# Gallery", "", "Each example is a script in `examples/`, run when the site is built."]
-    index.append("")
+    about = "Each example is a script in `examples/`, run when the site is built."
+    index = ["# Gallery", "", about, ""]
     index += ["```{toctree}", ":maxdepth: 1", ""] + [s.stem for s in scripts] + ["```", ""]
     _write(GENERATED / "gallery" / "index.md", "\n".join(index))
     for script, images in run_examples(scripts).items():
