@@ -25,15 +25,16 @@ def executed(tmp_path_factory):
     # The kernel imports this tree's optics whatever the folder it starts in.
     root = str(NOTEBOOK.parents[2])
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
-    os.environ["PYTHONPATH"] = path
-    os.environ.setdefault("MPLBACKEND", "Agg")
     client = nbclient.NotebookClient(
         notebook,
         timeout=120,
         kernel_name="python3",
         resources={"metadata": {"path": str(tmp_path_factory.mktemp("notebook"))}},
     )
-    client.execute()
+    with pytest.MonkeyPatch.context() as patch:  # the kernel inherits the environment
+        patch.setenv("PYTHONPATH", path)
+        patch.setenv("MPLBACKEND", "Agg")
+        client.execute()
     return notebook
 
 
