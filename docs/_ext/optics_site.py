@@ -87,7 +87,13 @@ def write_api_pages(folder: Path = GENERATED / "api"):
     for package, listed in names.items():
         title = f"``{package}``"
         page = [title, "=" * len(title), "", f".. currentmodule:: {package}", ""]
-        own = [n for n in listed if package != "optics" or n not in aliases]
+        # __version__ is a str: its page would be str's docstring; it gets a line instead.
+        own = [
+            n for n in listed if n != "__version__" and (package != "optics" or n not in aliases)
+        ]
+        if "__version__" in listed:
+            version = importlib.import_module(package).__version__
+            page += [f"- ``{package}.__version__``: the version, ``{version}``", ""]
         page += [".. autosummary::", "   :toctree: stubs", ""]
         page += [f"   {name}" for name in own]
         if package == "optics" and aliases:
