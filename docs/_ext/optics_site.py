@@ -180,6 +180,9 @@ def escape_bars(app, what, name, obj, options, lines):
 
 def generate(app, config):
     """Sphinx ``config-inited``: the API pages and the gallery."""
+    # autosummary writes the stubs again; an old one (a name no longer public) would be
+    # a page outside every toctree, a warning
+    shutil.rmtree(GENERATED / "api" / "stubs", ignore_errors=True)
     write_api_pages()
     write_gallery()
 
