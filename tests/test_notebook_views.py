@@ -102,6 +102,14 @@ def test_distortion_and_wavefront_views_hold_their_numbers(cooke):
     assert has_figure(root)
 
 
+def test_psf_view_holds_the_strehl_ratio_and_an_image(cooke):
+    result = analysis.psf(cooke, (0.0, 0.0), samples=32, grid=64)
+    root = parsed(result)
+    assert cell(float(result.strehl)) in cells(root)
+    assert cell(1000.0 * float(result.dx)) in cells(root)  # the pixel in µm
+    assert has_figure(root)
+
+
 def test_configurations_view_is_one_column_per_configuration():
     configurations = Configurations(
         [ConfigurationRow("surfaces.3.thickness", [1.5, 2.5, 3.5])], 3, ["wide", "mid", "tele"]
