@@ -7,6 +7,7 @@ The public API is re-exported here; modules load on first use (module-level
 from importlib import import_module as _import_module
 
 from . import backend
+from . import plot_notebook as _plot_notebook  # noqa: F401  (registers the notebook views)
 from ._version import __version__
 from .errors import (
     BackendUnavailableError,

@@ -29,6 +29,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
+from ._notebook import NotebookView
 from .errors import ConfigurationError, OpticsError
 from .params import get_param, replaced
 
@@ -57,8 +58,8 @@ class ConfigurationRow:
     values: list
 
 
-@dataclass(eq=False)
-class Configurations:
+@dataclass(eq=False, repr=False)
+class Configurations(NotebookView):
     """The configuration rows of an optic.
 
     Attributes

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, field
 
 from . import backend as be
+from ._notebook import NotebookView
 from .errors import ConfigurationError
 from .surfaces import Surface
 
@@ -90,7 +91,7 @@ class Wavelengths:
 
 
 @dataclass(eq=False)
-class Optic:
+class Optic(NotebookView):
     """A sequential optical system.
 
     ``surfaces[0]`` is the object surface (its thickness is the object

@@ -32,7 +32,8 @@ def test_the_readme_install_and_test_sections_are_one_command_each():
 
 def test_ci_runs_the_two_readme_commands_then_the_compile_step():
     calls = re.findall(r"^step \"[^\"]*\" (\./dev \S+)", CI, re.M)
-    assert calls == ["./dev demo", "./dev test", "./dev compile-tests"]
+    assert calls == ["./dev demo", "./dev test", "./dev compile-tests", "./dev docs"]
+    assert re.search(r"^step \"[^\"]*\" \.ci/wheel-check$", CI, re.M)
     assert "OPTICS_VENV=.ci-venv" in CI  # its own fresh environment on a clean clone
 
 

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 
 from .. import backend as be
+from .._notebook import NotebookView
 from .._paraxial import basis_rays
 from ..errors import ConfigurationError
 from ..trace import prepare, trace_rays
@@ -32,8 +33,8 @@ __all__ = ["REFERENCES", "DistortionResult", "GridDistortion", "distortion", "gr
 REFERENCES = ("f-tan", "f-theta")
 
 
-@dataclass(frozen=True)
-class DistortionResult:
+@dataclass(frozen=True, repr=False)
+class DistortionResult(NotebookView):
     """Distortion in percent and the heights behind it (mm), each shape (wavelengths, fields)."""
 
     fields: list

@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 
 from .. import backend as be
+from .._notebook import NotebookView
 from ._checks import (
     check_field,
     check_frequencies,
@@ -42,8 +43,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class MTFResult:
+@dataclass(frozen=True, repr=False)
+class MTFResult(NotebookView):
     """MTF of several fields at given frequencies (cycles/mm).
 
     Attributes

@@ -26,6 +26,7 @@ import warnings
 from dataclasses import dataclass
 
 from .. import backend as be
+from .._notebook import NotebookView
 from ..polynomials.zernike import zernike_sum
 from ..sampling import square_grid
 from ..trace.prepared import optic_of
@@ -68,8 +69,8 @@ class PupilGrid:
     max_step_waves: float
 
 
-@dataclass(frozen=True)
-class PSFResult:
+@dataclass(frozen=True, repr=False)
+class PSFResult(NotebookView):
     """The normalized PSF of one field (one wavelength or several).
 
     Attributes

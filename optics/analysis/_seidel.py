@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import backend as be
+from .._notebook import NotebookView
 from .._paraxial import basis_rays, chief_ray_start, paraxial
 from ..errors import ConfigurationError
 from ..geometry.aspheres import EvenAsphere
@@ -42,8 +43,8 @@ SEIDEL_TERMS = ("S1", "S2", "S3", "S4", "S5", "CL", "CT")
 """The per-surface keys, in Zemax's order (SPHA, COMA, ASTI, FCUR, DIST, CLA, CTR)."""
 
 
-@dataclass(frozen=True)
-class SeidelResult:
+@dataclass(frozen=True, repr=False)
+class SeidelResult(NotebookView):
     """Seidel sums of one system.
 
     surfaces : list of dict

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 
 from .. import backend as be
+from .._notebook import NotebookView
 from ..sampling import gauss_pupil
 from ._opd import sample_wavefront
 from ._zernike_fit import FitBasis, ZernikeFit, fit_basis, zernike_fit
@@ -29,8 +30,8 @@ from ..trace.prepared import takes_system
 __all__ = ["WavefrontResult", "pupil_samples", "wavefront", "wavefront_statistics"]
 
 
-@dataclass(frozen=True)
-class WavefrontResult:
+@dataclass(frozen=True, repr=False)
+class WavefrontResult(NotebookView):
     """The OPD of one field at one wavelength over the pupil quadrature, with statistics.
 
     Attributes

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 from .. import backend as be
+from .._notebook import NotebookView
 from ..sampling import fan
 from ..trace import iter_bundle, trace_bundle
 from ..trace.prepared import optic_of
@@ -24,8 +25,8 @@ from ._spot_stream import SpotAccumulator
 from ..trace.prepared import frames_of, takes_system
 
 
-@dataclass(frozen=True)
-class SpotResult:
+@dataclass(frozen=True, repr=False)
+class SpotResult(NotebookView):
     """Spot statistics of one field point at one wavelength (lengths in mm).
 
     rms_radius_chief is about the chief ray of the primary wavelength (NaN

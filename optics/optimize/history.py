@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._notebook import NotebookView
 from ..errors import ConfigurationError
 
 
@@ -200,8 +201,8 @@ def _progress_bar(total, enabled):
     return tqdm(total=total, desc="optimize", unit="step", leave=False)
 
 
-@dataclass
-class OptimizationResult:
+@dataclass(repr=False)
+class OptimizationResult(NotebookView):
     """Outcome of :func:`optics.optimize.optimize`.
 
     Attributes

@@ -21,6 +21,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from .. import backend as be
+from .._notebook import NotebookView
 
 #: A normal item's plus_minus is this many standard deviations (and the truncation).
 SIGMAS = 2.0
@@ -78,8 +79,8 @@ def run_trial(model, index, seed_sequence, backend=None):
         return index, values, model.evaluate(values)
 
 
-@dataclass
-class MonteCarlo:
+@dataclass(repr=False)
+class MonteCarlo(NotebookView):
     """The trials of one Monte Carlo run and their statistics.
 
     Attributes

@@ -23,14 +23,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend as be
+from .._notebook import NotebookView
 from ._model import quiet_aiming
 
 #: Central-difference step: this fraction of each tolerance half-width (error ~ h²).
 FD_STEP_FRACTION = 1e-3
 
 
-@dataclass
-class Sensitivity:
+@dataclass(repr=False)
+class Sensitivity(NotebookView):
     """The result of :func:`sensitivity`.
 
     Attributes
