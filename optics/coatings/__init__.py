@@ -1,0 +1,1 @@
+"""optics.coatings: Fresnel amplitude coefficients of bare and coated interfaces."""

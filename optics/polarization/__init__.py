@@ -1,0 +1,24 @@
+"""optics.polarization: polarization ray tracing with 3x3 PRT matrices (docs/polarization.md).
+
+Off by default: the ordinary trace is untouched; :func:`polarization_trace` traces the
+rays once and builds each ray's PRT matrix from its directions at every surface.
+"""
+
+from .. import backend as _be
+from .absorption import Absorbing, absorption_of
+from .jones import diattenuation, double_pole_basis, jones_pupil, retardance, transmission
+from .trace import PolarizationTrace, polarization_trace
+
+__all__ = [
+    "Absorbing",
+    "PolarizationTrace",
+    "absorption_of",
+    "diattenuation",
+    "double_pole_basis",
+    "jones_pupil",
+    "polarization_trace",
+    "retardance",
+    "transmission",
+]
+
+_be.pin_public(globals(), __all__)
