@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from .. import accel
 from .. import backend as be
 
 
 def dot(a, b):
     """a · b of two component tuples."""
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    return accel.add_product(accel.add_product(a[0] * b[0], a[1], b[1]), a[2], b[2])
 
 
 def cross(a, b):
@@ -31,23 +32,3 @@ def unit_normal_to(a, b):
     c = tuple(be.where(parallel, f, v) for f, v in zip(fallback, c))
     inv = 1.0 / be.sqrt(be.where(parallel, dot(fallback, fallback), norm2))
     return tuple(v * inv for v in c)
-
-
-def apply_dyads(terms, A=None):
-    """``sum_j w_j u_j v_jᵀ @ A`` as a nested 3x3 tuple; ``terms``: (w, u, v) triples.
-
-    ``A`` is a nested 3x3 tuple of arrays (None: the identity); ``w`` scalars or arrays.
-    """
-    rows = []
-    for w, u, v in terms:
-        if A is None:
-            row = v
-        else:
-            row = tuple(v[0] * A[0][c] + v[1] * A[1][c] + v[2] * A[2][c] for c in range(3))
-        wu = tuple(w * x for x in u)
-        rows.append((wu, row))
-    return tuple(
-        tuple(sum(wu[r] * row[c] for wu, row in rows[1:]) + rows[0][0][r] * rows[0][1][c]
-              for c in range(3))
-        for r in range(3)
-    )

@@ -53,13 +53,20 @@ def jones_pupil(trace):
         ``J[i][j]``: output component i (x̂, ŷ of the exit direction) of input j (x̂, ŷ of
         the entrance direction); amplitudes, zero for invalid rays.
     """
-    ins = double_pole_basis(trace.k_in, trace.entrance_axes)
-    outs = double_pole_basis(trace.k_out, trace.exit_axes)
-    P = trace.prt
-    columns = []
-    for e in ins:
-        columns.append(tuple(P[r][0] * e[0] + P[r][1] * e[1] + P[r][2] * e[2] for r in range(3)))
-    return tuple(tuple(dot(o, col) for col in columns) for o in outs)
+    x_in, y_in = double_pole_basis(trace.k_in, trace.entrance_axes)
+    x_out, y_out = double_pole_basis(trace.k_out, trace.exit_axes)
+    (s1, p1), (s2, p2) = trace.basis_in, trace.basis_out
+    # J = Bout^T [s2 p2] M [s1 p1]^T Bin (the k k^T term is ⊥ both bases).
+    right = ((dot(s1, x_in), dot(s1, y_in)), (dot(p1, x_in), dot(p1, y_in)))
+    left = ((dot(x_out, s2), dot(x_out, p2)), (dot(y_out, s2), dot(y_out, p2)))
+    return _product(_product(left, trace.local), right)
+
+
+def _product(A, B):
+    """The 2x2 product of nested tuples."""
+    return tuple(
+        tuple(A[r][0] * B[0][c] + A[r][1] * B[1][c] for c in range(2)) for r in range(2)
+    )
 
 
 def _abs2(z):
