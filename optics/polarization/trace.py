@@ -60,7 +60,7 @@ class PolarizationTrace:
     entrance_axes, exit_axes : tuples of three global unit 3-vectors
         The (x, y, z) axes the double-pole bases of :mod:`optics.polarization.jones` are
         built about: object space's global axes; image space's, the image surface's frame
-        with y and z reversed after an odd number of mirrors.
+        with z reversed after an odd number of mirrors (a left-handed basis, x and y kept).
     rays : Rays
         The rays at the image surface.
     """
@@ -285,12 +285,15 @@ def _points(rays):
 
 
 def _axes(frame, direction):
-    """A frame's global (x, y, z) axes; y and z reversed when ``direction`` is −1."""
+    """A frame's global (x, y, z) axes; z reversed when ``direction`` is −1.
+
+    After an odd number of mirrors the exit basis is left-handed (x and y kept, z along
+    the beam), so that an ideal mirror's Jones matrix is −I, not a half-wave retarder.
+    """
     axes = []
     for local in ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)):
         vector = frame.to_global(0.0, 0.0, 0.0, *local)[3:]
         axes.append(tuple(float(be.to_numpy(be.asarray(v))) for v in vector))
     if direction < 0:
-        axes[1] = tuple(-v for v in axes[1])
         axes[2] = tuple(-v for v in axes[2])
     return tuple(axes)
