@@ -46,6 +46,7 @@ _SUBCOMMANDS = (
     "optics.cli._spots",
     "optics.cli._simulate",
     "optics.cli._thermal",
+    "optics.cli._polarization",
 )
 
 
