@@ -42,8 +42,8 @@ def polarization_figure(result, optic):
         image = ax.imshow(values, origin="lower", extent=extent, cmap="viridis")
         ax.set_xlabel("pupil x")
         ax.set_ylabel("pupil y")
-        ax.set_title(f"{label}, field ({maps.field[0]:g}, {maps.field[1]:g}), {maps.wavelength:g} µm",
-                     fontsize="small")
+        where = f"field ({maps.field[0]:g}, {maps.field[1]:g}), {maps.wavelength:g} µm"
+        ax.set_title(f"{label}, {where}", fontsize="small")
         fig.colorbar(image, ax=ax)
     fig.suptitle(f"{optic.name or 'lens'}: polarization (uncoated unless coated)")
     fig.tight_layout()

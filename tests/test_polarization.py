@@ -1,4 +1,4 @@
-"""Polarization ray tracing: Fresnel amplitudes, PRT matrices, Jones pupils (docs/polarization.md)."""
+"""Polarization ray tracing: Fresnel amplitudes, PRT matrices, Jones pupils (polarization.md)."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def test_fresnel_amplitudes_normal_incidence_energy_brewster_and_tir(backend):
 
 
 def _expected_prt(k_in, k_out, normal, n1, n2):
-    """ts s sᵀ + tp p' pᵀ + k' kᵀ from the geometric normal, ray by ray (independent of PRT code)."""
+    """ts s sᵀ + tp p' pᵀ + k' kᵀ from the geometric normal, ray by ray (not the PRT code)."""
     out = []
     for a, b, nv in zip(k_in, k_out, normal):
         cos_i = abs(a @ nv)
@@ -129,8 +129,10 @@ def test_fold_mirror_prt_is_a_reflection_and_its_jones_matrix_minus_identity(bac
     expected = -householder + 2.0 * k_out[:, :, None] * k_in[:, None, :]
     P = _matrix(traced.prt)
     np.testing.assert_allclose(P, expected, atol=1e-13)
-    np.testing.assert_allclose(P @ np.swapaxes(P, -1, -2), np.broadcast_to(np.eye(3), P.shape), atol=1e-13)
-    np.testing.assert_allclose(_matrix(jones_pupil(traced)), np.broadcast_to(-np.eye(2), (4, 2, 2)), atol=1e-13)
+    identity = np.broadcast_to(np.eye(3), P.shape)
+    np.testing.assert_allclose(P @ np.swapaxes(P, -1, -2), identity, atol=1e-13)
+    minus_identity = np.broadcast_to(-np.eye(2), (4, 2, 2))
+    np.testing.assert_allclose(_matrix(jones_pupil(traced)), minus_identity, atol=1e-13)
     for state in [None, (1.0, 0.0), (0.0, 1.0), (1.0, 1j)]:
         np.testing.assert_allclose(_np(transmission(traced, state)), 1.0, rtol=1e-13)
     assert np.abs(_np(retardance(traced))).max() < 1e-7 and _np(diattenuation(traced)).max() < 1e-7

@@ -7,11 +7,11 @@ from ._common import (
     add_backend_options,
     add_lens_options,
     add_wavelength_option,
+    backend_context,
+    lens_from_args,
     positive_int,
     print_json,
     table,
-    backend_context,
-    lens_from_args,
 )
 
 EXAMPLE = """example:

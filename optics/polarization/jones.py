@@ -15,6 +15,7 @@ the rotation of X and Y that takes Z to k about Z × k: smooth over every direct
 from __future__ import annotations
 
 from .. import backend as be
+from ..errors import ConfigurationError
 from ._vectors import dot
 
 __all__ = ["diattenuation", "double_pole_basis", "jones_pupil", "retardance", "transmission"]
@@ -100,8 +101,6 @@ def transmission(trace, polarization=None):
     ex, ey = complex(polarization[0]), complex(polarization[1])
     norm = abs(ex) ** 2 + abs(ey) ** 2
     if norm == 0:
-        from ..errors import ConfigurationError
-
         raise ConfigurationError("polarization: the Jones vector (0, 0) carries no light")
     out = [J[i][0] * ex + J[i][1] * ey for i in range(2)]
     return trace.flux * ((be.fft.abs2(out[0]) + be.fft.abs2(out[1])) / norm)

@@ -131,13 +131,23 @@ def polarization_trace(system, field, pupil, wavelength=None, *, method=None, ai
     if block is None or count <= block:
         return _traced(system, inputs, method)
     # Cache-sized blocks, as the eager trace runs its own (the same arithmetic, faster).
-    flat = [v if isinstance(v, numbers.Real) else be.reshape(be.broadcast_to(be.asarray(v), shape), (-1,))
-            for v in inputs]
+    flat = [_flat(v, shape) for v in inputs]
     parts = [
-        _traced(system, [v if isinstance(v, numbers.Real) else v[start : start + block] for v in flat], None)
+        _traced(system, [_cut(v, start, start + block) for v in flat], None)
         for start in range(0, count, block)
     ]
     return _joined(parts, shape)
+
+
+def _flat(value, shape):
+    """A per-ray input broadcast to ``shape`` and flattened; a number as it is."""
+    if isinstance(value, numbers.Real):
+        return value
+    return be.reshape(be.broadcast_to(be.asarray(value), shape), (-1,))
+
+
+def _cut(value, start, stop):
+    return value if isinstance(value, numbers.Real) else value[start:stop]
 
 
 def _joined(parts, shape):
@@ -148,7 +158,8 @@ def _joined(parts, shape):
         if isinstance(first, tuple):
             return tuple(join([v[j] for v in values]) for j in range(len(first)))
         if isinstance(first, Rays):
-            return Rays(*(join([getattr(v, f.name) for v in values]) for f in dataclasses.fields(Rays)))
+            fields = dataclasses.fields(Rays)
+            return Rays(*(join([getattr(v, f.name) for v in values]) for f in fields))
         if not be.is_array(first) or first.ndim == 0:
             return first
         return be.reshape(be.concatenate(values), shape)
@@ -156,7 +167,10 @@ def _joined(parts, shape):
     names = [f.name for f in dataclasses.fields(PolarizationTrace)]
     kept = {"entrance_axes", "exit_axes"}
     return PolarizationTrace(
-        **{n: getattr(parts[0], n) if n in kept else join([getattr(p, n) for p in parts]) for n in names}
+        **{
+            n: getattr(parts[0], n) if n in kept else join([getattr(p, n) for p in parts])
+            for n in names
+        }
     )
 
 
@@ -201,7 +215,8 @@ def _traced(system, inputs, method):
             M = ((a_s, None), (None, a_p))
         else:
             M = _turned(M, basis, hand, s, a_s, a_p)
-        # p_out = k_out × s in transmission, s × k_out in reflection (rp = rs at normal incidence).
+        # p_out = k_out × s in transmission, s × k_out in reflection (rp = rs at normal
+        # incidence).
         p_out = cross(s, k_out) if surface.is_mirror else cross(k_out, s)
         basis, hand = (s, p_out), (-1 if surface.is_mirror else 1)
         if step is not None:
@@ -217,7 +232,9 @@ def _traced(system, inputs, method):
     zero = 0.0 * ones
     if loss is not None:
         M = tuple(tuple(None if v is None else v * loss for v in row) for row in M)
-    M = tuple(tuple(be.where(valid, zero if v is None else v * ones, zero) for v in row) for row in M)
+    M = tuple(
+        tuple(be.where(valid, zero if v is None else v * ones, zero) for v in row) for row in M
+    )
     flux = be.where(valid, ones if flux is None else flux * ones, zero)
     return PolarizationTrace(
         M, first, basis, k_in, k_out, flux, valid, _axes(system.frames[0], 1),
