@@ -17,6 +17,7 @@ from optics.materials import MIRROR, ConstantIndex
 from optics.polarization import (
     Absorbing,
     diattenuation,
+    exit_field,
     jones_pupil,
     polarization_trace,
     retardance,
@@ -136,6 +137,19 @@ def test_fold_mirror_prt_is_a_reflection_and_its_jones_matrix_minus_identity(bac
     for state in [None, (1.0, 0.0), (0.0, 1.0), (1.0, 1j)]:
         np.testing.assert_allclose(_np(transmission(traced, state)), 1.0, rtol=1e-13)
     assert np.abs(_np(retardance(traced))).max() < 1e-7 and _np(diattenuation(traced)).max() < 1e-7
+
+
+def test_the_exit_field_is_transverse_and_carries_the_transmitted_power(backend):
+    from optics.io import load
+
+    traced = polarization_trace(load("cooke_triplet"), (0.0, 1.0), PUPIL)
+    state = (0.6, 0.8j)
+    field = np.stack([_np(v) for v in exit_field(traced, state)], -1)
+    k_out = np.stack([_np(v) for v in traced.k_out], -1)
+    np.testing.assert_allclose(np.abs(np.sum(field * k_out, -1)), 0.0, atol=1e-13)
+    power = _np(traced.flux) * np.sum(np.abs(field) ** 2, -1)
+    np.testing.assert_allclose(power, _np(transmission(traced, state)), rtol=1e-12)
+    assert 0.5 < power.min() and power.max() < 1.0
 
 
 def test_coaxial_on_axis_chief_ray_has_no_retardance_or_diattenuation(backend):

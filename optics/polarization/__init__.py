@@ -7,7 +7,14 @@ rays once and builds each ray's PRT matrix from its directions at every surface.
 from .. import backend as _be
 from .absorption import Absorbing, absorption_of
 from .maps import PupilMaps, TransmissionTable, polarization_pupil, transmission_vs_field
-from .jones import diattenuation, double_pole_basis, jones_pupil, retardance, transmission
+from .jones import (
+    diattenuation,
+    double_pole_basis,
+    exit_field,
+    jones_pupil,
+    retardance,
+    transmission,
+)
 from .trace import PolarizationTrace, polarization_trace
 
 __all__ = [
@@ -18,6 +25,7 @@ __all__ = [
     "absorption_of",
     "diattenuation",
     "double_pole_basis",
+    "exit_field",
     "jones_pupil",
     "polarization_pupil",
     "polarization_trace",

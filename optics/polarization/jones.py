@@ -18,7 +18,14 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ._vectors import dot
 
-__all__ = ["diattenuation", "double_pole_basis", "jones_pupil", "retardance", "transmission"]
+__all__ = [
+    "diattenuation",
+    "double_pole_basis",
+    "exit_field",
+    "jones_pupil",
+    "retardance",
+    "transmission",
+]
 
 
 def double_pole_basis(k, axes):
@@ -104,6 +111,28 @@ def transmission(trace, polarization=None):
         raise ConfigurationError("polarization: the Jones vector (0, 0) carries no light")
     out = [J[i][0] * ex + J[i][1] * ey for i in range(2)]
     return trace.flux * ((be.fft.abs2(out[0]) + be.fft.abs2(out[1])) / norm)
+
+
+def exit_field(trace, polarization):
+    """The field each ray leaves the last surface with, in global coordinates.
+
+    Parameters
+    ----------
+    trace : PolarizationTrace
+    polarization : (Ex, Ey)
+        The input Jones vector in the entrance double-pole basis (amplitudes, any norm).
+
+    Returns
+    -------
+    tuple of 3 complex arrays, shape S
+        ``P (Ex x̂ + Ey ŷ)``: ⊥ the exit direction; zero for invalid rays.  Its power
+        relative to the input is ``trace.flux * |E|² / (|Ex|² + |Ey|²)``.
+    """
+    ex, ey = complex(polarization[0]), complex(polarization[1])
+    x_in, y_in = double_pole_basis(trace.k_in, trace.entrance_axes)
+    field = tuple(ex * x + ey * y for x, y in zip(x_in, y_in))
+    P = trace.prt
+    return tuple(P[r][0] * field[0] + P[r][1] * field[1] + P[r][2] * field[2] for r in range(3))
 
 
 def _invariants(J):
