@@ -55,6 +55,8 @@ def test_polarized_over_unpolarized_trace(benchmark, report, n):
         pairs = [(_median_seconds(plain, 1), _median_seconds(polarized, 1)) for _ in range(repeats)]
         ratio = statistics.median(p / u for u, p in pairs)
         benchmark.extra_info["polarized_over_unpolarized"] = round(ratio, 2)
-        report(f"polarization: {n} rays, Cooke triplet, NumPy: polarized trace + transmission "
-               f"{ratio:.2f}x the unpolarized trace (target <= 2x)")
+        report(
+            f"polarization: {n} rays, Cooke triplet, NumPy: polarized trace + transmission "
+            f"{ratio:.2f}x the unpolarized trace (target <= 2x)"
+        )
         benchmark.pedantic(polarized, rounds=3, warmup_rounds=0)

@@ -6,7 +6,6 @@ rays once and builds each ray's PRT matrix from its directions at every surface.
 
 from .. import backend as _be
 from .absorption import Absorbing, absorption_of
-from .maps import PupilMaps, TransmissionTable, polarization_pupil, transmission_vs_field
 from .jones import (
     diattenuation,
     double_pole_basis,
@@ -15,6 +14,7 @@ from .jones import (
     retardance,
     transmission,
 )
+from .maps import PupilMaps, TransmissionTable, polarization_pupil, transmission_vs_field
 from .trace import PolarizationTrace, polarization_trace
 
 __all__ = [

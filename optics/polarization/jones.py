@@ -72,9 +72,7 @@ def jones_pupil(trace):
 
 def _product(A, B):
     """The 2x2 product of nested tuples."""
-    return tuple(
-        tuple(A[r][0] * B[0][c] + A[r][1] * B[1][c] for c in range(2)) for r in range(2)
-    )
+    return tuple(tuple(A[r][0] * B[0][c] + A[r][1] * B[1][c] for c in range(2)) for r in range(2))
 
 
 def _abs2(z):

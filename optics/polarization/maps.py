@@ -183,11 +183,22 @@ def polarization_pupil(optic, field=(0.0, 0.0), wavelength=None, *, samples=21):
 
     J = jones_pupil(traced)
     jones = np.array(
-        [[np.asarray(be.to_numpy(be.detach(J[i][j]))).reshape(samples, samples) for j in range(2)]
-         for i in range(2)]
+        [
+            [
+                np.asarray(be.to_numpy(be.detach(J[i][j]))).reshape(samples, samples)
+                for j in range(2)
+            ]
+            for i in range(2)
+        ]
     )
     axis = -1.0 + (2.0 * np.arange(samples) + 1.0) / samples
     return PupilMaps(
-        (float(field[0]), float(field[1])), wavelength, axis, axis, jones,
-        grid(transmission(traced)), grid(diattenuation(traced)), grid(retardance(traced)),
+        (float(field[0]), float(field[1])),
+        wavelength,
+        axis,
+        axis,
+        jones,
+        grid(transmission(traced)),
+        grid(diattenuation(traced)),
+        grid(retardance(traced)),
     )

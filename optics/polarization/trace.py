@@ -81,11 +81,14 @@ class PolarizationTrace:
         """The 3x3 PRT matrix P (global coordinates) as a nested tuple of arrays, shape S."""
         (s1, p1), (s2, p2) = self.basis_in, self.basis_out
         M = self.local
-        left = tuple((M[0][0] * s1[c] + M[0][1] * p1[c], M[1][0] * s1[c] + M[1][1] * p1[c])
-                     for c in range(3))
+        left = tuple(
+            (M[0][0] * s1[c] + M[0][1] * p1[c], M[1][0] * s1[c] + M[1][1] * p1[c]) for c in range(3)
+        )
         return tuple(
-            tuple(s2[r] * left[c][0] + p2[r] * left[c][1] + self.k_out[r] * self.k_in[c]
-                  for c in range(3))
+            tuple(
+                s2[r] * left[c][0] + p2[r] * left[c][1] + self.k_out[r] * self.k_in[c]
+                for c in range(3)
+            )
             for r in range(3)
         )
 
@@ -237,8 +240,16 @@ def _traced(system, inputs, method):
     )
     flux = be.where(valid, ones if flux is None else flux * ones, zero)
     return PolarizationTrace(
-        M, first, basis, k_in, k_out, flux, valid, _axes(system.frames[0], 1),
-        _axes(system.frames[-1], mediums[-1][1]), exit_rays,
+        M,
+        first,
+        basis,
+        k_in,
+        k_out,
+        flux,
+        valid,
+        _axes(system.frames[0], 1),
+        _axes(system.frames[-1], mediums[-1][1]),
+        exit_rays,
     )
 
 
