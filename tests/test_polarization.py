@@ -237,3 +237,21 @@ def test_blocks_of_a_large_batch_equal_one_eager_batch():
     eager = polarization_trace(optic, (0.0, 1.0), (px, py), method="eager")
     np.testing.assert_array_equal(_np(transmission(blocked)), _np(transmission(eager)))
     np.testing.assert_array_equal(_matrix(blocked.prt), _matrix(eager.prt))
+
+
+def test_diattenuation_and_retardance_match_svd_and_polar_decomposition(backend):
+    scipy_linalg = pytest.importorskip("scipy.linalg")
+    rng = np.random.default_rng(7)
+    mats = rng.normal(size=(6, 2, 2)) + 1j * rng.normal(size=(6, 2, 2))
+    mats = np.concatenate([mats, rng.normal(size=(3, 2, 2)) + 0j])  # real ones too
+    J = tuple(tuple(be.asarray(mats[:, r, c]) for c in range(2)) for r in range(2))
+    sigma = np.linalg.svd(mats, compute_uv=False)
+    expected_d = (sigma[:, 0] ** 2 - sigma[:, 1] ** 2) / (sigma[:, 0] ** 2 + sigma[:, 1] ** 2)
+    np.testing.assert_allclose(_np(diattenuation(J)), expected_d, rtol=1e-12)
+    expected_r = []
+    for m in mats:
+        lam = np.linalg.eigvals(scipy_linalg.polar(m)[0])
+        expected_r.append(abs(np.angle(lam[0] / lam[1])))
+    np.testing.assert_allclose(_np(retardance(J)), expected_r, rtol=1e-10, atol=1e-12)
+    real = tuple(tuple(be.asarray(mats[6:, r, c].real) for c in range(2)) for r in range(2))
+    np.testing.assert_allclose(_np(retardance(real)), expected_r[6:], rtol=1e-10, atol=1e-12)
