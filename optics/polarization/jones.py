@@ -99,10 +99,12 @@ def transmission(trace, polarization=None):
         ``flux * |J E|² / |E|²``, the power leaving the last surface over the power of
         the ray entering the first (Fresnel losses, absorption).
     """
-    J = jones_pupil(trace)
     if polarization is None:
-        total = sum(_abs2(J[i][j]) for i in range(2) for j in range(2))
+        # ‖J‖² is the same in every orthonormal pair of bases: that of the factored M.
+        M = trace.local
+        total = _abs2(M[0][0]) + _abs2(M[0][1]) + _abs2(M[1][0]) + _abs2(M[1][1])
         return trace.flux * (0.5 * total)
+    J = jones_pupil(trace)
     ex, ey = complex(polarization[0]), complex(polarization[1])
     norm = abs(ex) ** 2 + abs(ey) ** 2
     if norm == 0:

@@ -200,7 +200,8 @@ def _traced(system, inputs, method):
         if not (surface.is_mirror or redirects or coating is not None) and n2 is n1:
             continue  # the same medium on both sides: the identity
         c = dot(k_in, k_out)
-        s = unit_normal_to(k_in, k_out)
+        # Where k_out ∥ k_in any s ⊥ k_in serves: the previous s is one (R is then I).
+        s = unit_normal_to(k_in, k_out, None if basis is None else basis[0])
         if surface.is_mirror:
             cos_i = be.sqrt(be.clip(0.5 * (1.0 - c), 0.0, 1.0))
             if coating is None:
