@@ -49,11 +49,15 @@ def register(subparsers):
 
 
 class _Report:
-    def __init__(self, table, maps):
-        self.table, self.maps = table, maps
+    def __init__(self, table, maps, strehl):
+        self.table, self.maps, self.strehl = table, maps, strehl
 
     def as_dict(self):
-        return {"transmission": self.table.as_dict(), "pupil": self.maps.as_dict()}
+        return {
+            "transmission": self.table.as_dict(),
+            "pupil": self.maps.as_dict(),
+            "strehl": self.strehl.as_dict(),
+        }
 
 
 def run(args):
@@ -62,7 +66,7 @@ def run(args):
     from ..errors import ConfigurationError
     from ..plot import check_image_path, save_figure
     from ..plot_polarization import polarization_figure
-    from ..polarization import polarization_pupil, transmission_vs_field
+    from ..polarization import polarization_pupil, polarization_strehl, transmission_vs_field
 
     if not math.isfinite(args.field) or abs(args.field) > 1.0:
         raise ConfigurationError(f"--field must be a normalized field in [-1, 1], not {args.field}")
@@ -74,6 +78,7 @@ def run(args):
         report = _Report(
             transmission_vs_field(optic, points=args.points, samples=min(samples, 15)),
             polarization_pupil(optic, (0.0, args.field), args.wavelength, samples=samples),
+            polarization_strehl(optic, (0.0, args.field), args.wavelength, samples=32),
         )
         record = report.as_dict()
         if args.plot:
@@ -98,6 +103,11 @@ def run(args):
         f"{_num(summary['diattenuation']['mean'])} max {_num(summary['diattenuation']['max'])}; "
         f"retardance mean {_num(summary['retardance_rad']['mean'])} rad max "
         f"{_num(summary['retardance_rad']['max'])} rad"
+    )
+    st = report.strehl
+    print(
+        f"Strehl ratio there: x {st.x:.4g}, y {st.y:.4g}, unpolarized {st.unpolarized:.4g} "
+        f"(scalar, no polarization: {st.scalar:.4g})"
     )
     if args.plot:
         print(f"wrote {args.plot}")

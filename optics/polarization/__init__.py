@@ -15,19 +15,23 @@ from .jones import (
     transmission,
 )
 from .maps import PupilMaps, TransmissionTable, polarization_pupil, transmission_vs_field
+from .strehl import StrehlResult, jones_strehl, polarization_strehl
 from .trace import PolarizationTrace, polarization_trace
 
 __all__ = [
     "Absorbing",
     "PolarizationTrace",
     "PupilMaps",
+    "StrehlResult",
     "TransmissionTable",
     "absorption_of",
     "diattenuation",
     "double_pole_basis",
     "exit_field",
     "jones_pupil",
+    "jones_strehl",
     "polarization_pupil",
+    "polarization_strehl",
     "polarization_trace",
     "retardance",
     "transmission",
