@@ -50,6 +50,7 @@ _SUBCOMMANDS = (
     "optics.cli._thermal",
     "optics.cli._ghosts",
     "optics.cli._beam",
+    "optics.cli._polarization",
 )
 
 
