@@ -211,17 +211,26 @@ def _check_transmission_gradient():
 
 
 class _PhaseMirror:
-    """A coating whose mirror delays p by ``delta`` radians (rs = −1, rp = −e^{iδ})."""
+    """A coating whose mirror delays p by ``delta`` radians: a perfect mirror's rs = −1,
+    rp = +e^{iδ} in Born & Wolf's basis, as optics.coatings writes amplitudes."""
 
     def __init__(self, delta):
         self.delta = delta
 
     def amplitudes(self, n1, n2, cos_i, wavelength_um):
         one = 0.0 * cos_i + 1.0
-        return -one + 0.0j, -one * complex(math.cos(self.delta), math.sin(self.delta)), one, one
+        return -one + 0.0j, one * complex(math.cos(self.delta), math.sin(self.delta)), one, one
 
 
 def test_a_coating_supplies_the_amplitudes_and_its_retardance_is_seen(backend):
+    # and an ideal coating (R = 1, no phase) is the bare perfect mirror
+    from optics.coatings import IdealCoating
+
+    bare = polarization_trace(_fold_mirror(), (0.0, 0.0), (0.0, 0.0))
+    ideal = _fold_mirror()
+    ideal.surfaces[3].coating = IdealCoating(R=1.0, T=0.0)
+    coated = polarization_trace(ideal, (0.0, 0.0), (0.0, 0.0))
+    np.testing.assert_allclose(_np(retardance(coated)), _np(retardance(bare)), atol=1e-12)
     optic = _fold_mirror()
     optic.surfaces[3].coating = _PhaseMirror(0.4)
     traced = polarization_trace(optic, (0.0, 0.0), (0.0, 0.0))
