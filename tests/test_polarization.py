@@ -73,7 +73,8 @@ def test_fresnel_amplitudes_normal_incidence_energy_brewster_and_tir(backend):
     n1, n2 = 1.0, 1.5
     cos_i = be.asarray(np.linspace(0.05, 1.0, 9))
     rs, rp, ts, tp = (_np(v) for v in fresnel_amplitudes(n1, n2, cos_i))
-    np.testing.assert_allclose([rs[-1], rp[-1]], [(n1 - n2) / (n1 + n2)] * 2, rtol=1e-14)
+    # Born & Wolf's basis (docs/coatings.md): at normal incidence rp = −rs
+    np.testing.assert_allclose([rs[-1], -rp[-1]], [(n1 - n2) / (n1 + n2)] * 2, rtol=1e-14)
     ci = _np(cos_i)
     ct = np.sqrt(1.0 - (n1 / n2) ** 2 * (1.0 - ci**2))
     ratio = n2 * ct / (n1 * ci)  # power per |amplitude|² across the interface
