@@ -64,6 +64,10 @@ EXAMPLES = {
         "--psf-grid 2 --wavelengths-per-channel 1 --pupil-samples 16",
     ),
     "thermal": ("optics thermal cooke_triplet --from 0 --to 40 --steps 3",),
+    "polarization": (
+        "optics polarization singlet --points 3 --samples 5",
+        "optics polarization cooke_triplet --points 3 --samples 5 --json",
+    ),
     "ghosts": ("optics ghosts cooke_triplet --top 5 --rings 2", "optics ghosts singlet --json"),
     "beam": (
         "optics beam singlet --waist 0.5",
