@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import backend as be
 from ..trace import prepare, trace_rays
+from ._checks import require_focus
 from ._field_curvature import normalized_fields
 from .spot import in_image_frame
 
@@ -174,9 +175,16 @@ def relative_illumination(
     Returns
     -------
     IlluminationResult
+
+    Raises
+    ------
+    ConfigurationError
+        When the system is afocal (:func:`optics.analysis.require_focus`): every image-space
+        cone is then a single direction, of no solid angle.
     """
     system = prepare(system)
     optic = system.optic
+    require_focus(system, "relative illumination")
     fields = normalized_fields(points) if fields is None else [float(f) for f in fields]
     wavelengths = list(optic.wavelengths.values) if wavelengths is None else list(wavelengths)
     traced = [0.0, *fields]  # the on-axis reference first

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .. import backend as be
 from .._paraxial import paraxial
+from ..analysis import require_focus
 from ..errors import ConfigurationError, OpticsError
 from ..surfaces import media
 from ..trace import trace_bundle
@@ -200,6 +201,7 @@ def _focus_table(optic, temperatures, pressure, wavelength, best_focus):
     reference = environment_of(optic)
     base = _at_reference(optic, None, pressure)
     # the same host arithmetic as the rows, so the reference row is exactly 0 in float32 too
+    require_focus(base, "the thermal focus shift", wavelength)
     base_gap = float(be.item(base.surfaces[base.image_index - 1].thickness))
     base_offset = float(be.item(paraxial(base, wavelength).bfl)) - base_gap
     base_best = None
