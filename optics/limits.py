@@ -35,6 +35,8 @@ MAX_TRIALS = 1_000_000
 MAX_FREQUENCIES = 10000
 #: Worker processes of an embedded Dask cluster.
 MAX_WORKERS = 256
+#: Configurations of one system (each is built when the lens is read).
+MAX_CONFIGURATIONS = 1000
 
 BUDGET = {
     "pupil samples": MAX_PUPIL_SAMPLES,
@@ -47,6 +49,7 @@ BUDGET = {
     "Monte Carlo trials": MAX_TRIALS,
     "frequencies": MAX_FREQUENCIES,
     "embedded Dask workers": MAX_WORKERS,
+    "configurations": MAX_CONFIGURATIONS,
 }
 """What each limit bounds -> the limit (the table of docs/cli.md)."""
 

@@ -19,6 +19,7 @@ import re
 import warnings
 
 from ...errors import LensFileError
+from ...limits import MAX_CONFIGURATIONS
 from ._glass import ZemaxWarning
 
 __all__ = ["read_configurations", "configuration_lines"]
@@ -48,7 +49,9 @@ def read_configurations(zmx, source, scale, aperture_type, field_type="angle"):
         mnum = mnum or block.get("MNUM")
     keywords = [k for k in zmx.header if k not in ("MNUM",)]
     rows, order = {}, []
-    count = mnum.integer(0, source, lowest=1) if mnum is not None and mnum.args else 1
+    count = 1
+    if mnum is not None and mnum.args:
+        count = mnum.integer(0, source, lowest=1, highest=MAX_CONFIGURATIONS)
     for keyword in keywords:
         if keyword == "MOFF" or not keyword.isalpha() or len(keyword) != 4:
             continue
