@@ -18,6 +18,11 @@ from ..errors import ConfigurationError
 from ..limits import check_size, check_wavelength
 
 
+MAX_FREQUENCY = 1e6
+"""cycles/mm: the highest spatial frequency an MTF is asked for (above it the products of the
+frequency and the pupil coordinates lose every digit, then overflow to NaN)."""
+
+
 def wavelength_of(optic, wavelength):
     """The analysis wavelength (µm): ``optic``'s primary for None, else a checked float."""
     if wavelength is None:
@@ -64,6 +69,12 @@ def check_frequencies(frequencies):
     if bad:
         raise ConfigurationError(
             f"frequencies must be finite, non-negative cycles/mm, not {bad[0]!r}"
+        )
+    high = [f for f in values if f > MAX_FREQUENCY]
+    if high:
+        raise ConfigurationError(
+            f"frequencies must be at most {MAX_FREQUENCY:g} cycles/mm (a period of 1 nm, beyond "
+            f"the cutoff 2 NA/λ of every lens), not {high[0]!r}"
         )
     check_size(len(values), MAX_FREQUENCIES, "the number of frequencies")
     return values

@@ -145,7 +145,8 @@ def global_search(
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ConfigurationError(f"the seed must be an integer >= 0, not {seed!r}")
     if local not in DRIVERS:
-        raise ConfigurationError(f"unknown local driver {local!r}; choose one of {', '.join(DRIVERS)}")
+        known = ", ".join(DRIVERS)
+        raise ConfigurationError(f"unknown local driver {local!r}; choose one of {known}")
     if workers is not None:
         check_size(workers, MAX_WORKERS, "the number of workers", lowest=1)
     points = start_points(problem, starts, seed)
