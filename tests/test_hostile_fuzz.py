@@ -122,3 +122,20 @@ def test_a_mutated_seq_file_loads_or_is_refused(lines):
             codev.loads("\n".join(lines) + "\n", "fuzz.seq")
         except OpticsError:
             return
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by the fuzz above: a formula whose n² < 0 inside the LD range gives a NaN "
+    "index instead of an AgfError; optics/io/agf.py is the lead's to fix (issue 37.4)",
+)
+def test_an_agf_glass_whose_n_squared_is_negative_in_its_range_is_refused():
+    text = "\r\n".join(
+        ["NM NEG 1 620364 1.62 36.37 0 1 0", "CD 0 -0.01 0.02 0.0003 -1e-5 1e-6", "LD 0.36 2.3"]
+    )
+    try:
+        glass = agf.parse_agf(text + "\r\n", "neg.agf", "neg").glasses["NEG"]
+        value = float(evaluate(glass.dispersion("neg NEG"), 1.33))
+    except OpticsError:
+        return
+    assert math.isfinite(value), value
