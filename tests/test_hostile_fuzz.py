@@ -25,7 +25,7 @@ from optics.errors import OpticsError  # noqa: E402
 from optics.io import agf, codev  # noqa: E402
 
 FUZZ = settings(
-    max_examples=80,
+    max_examples=60,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
