@@ -76,6 +76,7 @@ FOCUS_COMMANDS = [
     ["chromatic-focal-shift"],
     ["thermal", "--steps", "2"],
     ["through-focus", "--frequency", "20", "--steps", "3"],
+    ["through-focus", "--spot", "--steps", "3"],
     ["mtf-field", "--frequencies", "20", "--points", "3"],
 ]
 # These have a meaning without a focus (angles, heights, surface data): a result.
@@ -126,7 +127,7 @@ def _result(capsys, argv):
 
 
 @pytest.mark.parametrize("surfaces", [AFOCAL, PLANE], ids=["afocal", "plane"])
-@pytest.mark.parametrize("command", FOCUS_COMMANDS, ids=lambda c: c[0])
+@pytest.mark.parametrize("command", FOCUS_COMMANDS, ids=lambda c: " ".join(c[:2]))
 def test_an_analysis_at_a_focus_refuses_an_afocal_lens(tmp_path, capsys, command, surfaces):
     lens = _lens(tmp_path, surfaces)
     _refused(capsys, [command[0], lens, *command[1:]], "needs a focus, but the system is afocal")
