@@ -226,3 +226,17 @@ def test_a_reversed_range_runs_in_the_order_given(tmp_path, capsys, argv):
     record = _result(capsys, [argv[0], _lens(tmp_path), *argv[1:]])
     axis = record.get("defocus") or record.get("temperatures")
     assert axis[0] > axis[-1] and len(axis) == 3
+
+
+@pytest.mark.parametrize(
+    "options",
+    [["--plot", "{out}", "--grid", "{out}"], ["--plot", "{out}", "--opd-plot", "{dot}"]],
+    ids=["distortion", "fan"],
+)
+def test_two_figures_to_one_file_are_refused_before_the_work(tmp_path, capsys, options):
+    out = tmp_path / "figure.png"
+    dot = tmp_path / "." / "figure.png"
+    command = "distortion" if "--grid" in options else "fan"
+    argv = [command, _lens(tmp_path), *(o.format(out=out, dot=dot) for o in options)]
+    _refused(capsys, argv, "name the same file")
+    assert not out.exists()
