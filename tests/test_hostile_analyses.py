@@ -240,3 +240,18 @@ def test_two_figures_to_one_file_are_refused_before_the_work(tmp_path, capsys, o
     argv = [command, _lens(tmp_path), *(o.format(out=out, dot=dot) for o in options)]
     _refused(capsys, argv, "name the same file")
     assert not out.exists()
+
+
+ALL_COMMANDS = [c for c in FOCUS_COMMANDS if c[1:2] != ["--spot"]] + NO_FOCUS_COMMANDS
+
+
+@pytest.mark.parametrize("command", ALL_COMMANDS, ids=lambda c: c[0])
+def test_an_on_axis_only_lens_gives_every_analysis_a_result(tmp_path, capsys, command):
+    record = _result(capsys, [command[0], _lens(tmp_path, fields="[0.0]"), *command[1:]])
+    assert record
+
+
+@pytest.mark.parametrize("command", ALL_COMMANDS, ids=lambda c: c[0])
+def test_a_field_of_90_degrees_is_refused_naming_the_key(tmp_path, capsys, command):
+    lens = _lens(tmp_path, fields="[0.0, 90.0]")
+    _refused(capsys, [command[0], lens, *command[1:]], lens, "values[1]", "under 90 degrees")
