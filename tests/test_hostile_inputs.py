@@ -278,3 +278,25 @@ def test_a_constraint_no_design_meets_gives_the_best_infeasible_lens_and_says_so
     (row,) = json.loads(stdout)["constraints"]
     assert row["satisfied"] is False and row["value"] > 1.0
     assert out.exists()
+
+
+# --- CODE V .seq files -------------------------------------------------------------------
+
+SEQ = "tit 'singlet'\ndim m\nso 0. 100.\ns 0.1 1 nbk7_schott\ns -.05 15\nsi 0 0\nfno 5.0\n"
+
+
+@pytest.mark.parametrize(
+    "text, part",
+    [
+        (SEQ + "wl 550\nyan " + " ".join(["1"] * 1001) + "\n", "1001 fields, more than the limit"),
+        (SEQ + "wl " + " ".join(["550"] * 1001) + "\nyan 0\n", "1001 wavelengths, more than"),
+        ("\x00" * 5000 + "\n" + SEQ, "line 1: '\\x00\\x00"),
+        (SEQ.replace("s 0.1 1", "s 0.1 1\n" + "s 0 1\n" * 10001, 1), "more than 10000 surfaces"),
+    ],
+    ids=["fields", "wavelengths", "binary", "surfaces"],
+)
+def test_a_seq_file_beyond_the_budget_or_binary_is_one_short_line(tmp_path, capsys, text, part):
+    lens = tmp_path / "hostile.seq"
+    lens.write_text(text)
+    line = _refused(capsys, ["seidel", str(lens)], str(lens), part)
+    assert len(line) < 400 and "\x00" not in line
