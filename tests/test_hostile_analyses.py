@@ -255,3 +255,26 @@ def test_an_on_axis_only_lens_gives_every_analysis_a_result(tmp_path, capsys, co
 def test_a_field_of_90_degrees_is_refused_naming_the_key(tmp_path, capsys, command):
     lens = _lens(tmp_path, fields="[0.0, 90.0]")
     _refused(capsys, [command[0], lens, *command[1:]], lens, "values[1]", "under 90 degrees")
+
+
+@pytest.mark.parametrize(
+    "call, part",
+    [
+        ("relative_illumination(optic, rings=0)", "rings must be at least 1"),
+        ("relative_illumination(optic, angles=2)", "angles must be at least 3"),
+        ("relative_illumination(optic, samples=10**9)", "pupil samples is 1000000000"),
+        ("field_curvature(optic, points=10**6)", "points is 1000000"),
+        ("distortion(optic, points=1)", "points must be at least 2"),
+        ("lateral_color(optic, points=True)", "points must be an integer"),
+        ("chromatic_focal_shift(optic, points=10**9)", "points is 1000000000"),
+        ("fans(optic, n=0)", "pupil points per fan must be at least 1"),
+    ],
+)
+def test_the_python_analyses_check_their_sizes_before_tracing(call, part):
+    import optics
+    from optics import analysis
+    from optics.limits import BudgetError
+
+    optic = optics.load("singlet")
+    with pytest.raises(BudgetError, match=part.replace("(", r"\(")):
+        eval(call, {"optic": optic, **{name: getattr(analysis, name) for name in analysis.__all__}})
