@@ -18,7 +18,7 @@ import copy
 import math
 import numbers
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -162,7 +162,8 @@ def global_search(
         else:
             with dask_client(workers, address) as (client, _):
                 tasks = [(i, x) for i, x in enumerate(points)]
-                for i, row in map_tasks(run_start, spec, tasks, client):
+                on_workers = replace(spec, quiet=True)
+                for i, row in map_tasks(run_start, on_workers, tasks, client):
                     row.pop("interrupted", None)
                     rows[i] = row
     except KeyboardInterrupt:
@@ -184,6 +185,8 @@ class _Spec:
     steps: int
     options: dict
     backend: str
+    quiet: bool = False  # on Dask workers: their warnings would print as raw multi-line text;
+    # the best start is re-run here, where its warnings are reported once
 
 
 def run_start(spec, index, x) -> dict:
@@ -192,6 +195,8 @@ def run_start(spec, index, x) -> dict:
     try:
         with be.using(spec.backend), warnings.catch_warnings():
             warnings.simplefilter("ignore", OptimizationWarning)
+            if spec.quiet:
+                warnings.simplefilter("ignore")
             problem = copy.deepcopy(spec.problem)
             result = _run(problem, spec, x)
         row.update(
