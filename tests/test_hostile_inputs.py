@@ -152,12 +152,14 @@ def test_the_bounds_themselves_are_accepted():
     "table, part",
     [
         ("[configurations]\ncount = 1000000000\n[configurations.values]\n", "'count' is 1000000"),
-        ("[configurations.values]\n\"surfaces[2].thickness\" = [" + "9.0, " * 1500 + "9.0]\n",
-         "more than the limit of 1000"),
+        (
+            '[configurations.values]\n"surfaces[2].thickness" = [' + "9.0, " * 1500 + "9.0]\n",
+            "more than the limit of 1000",
+        ),
         ("[configurations.values]\nstop = [3, 9]\n", "configuration 2: key 'stop'"),
         ("[configurations.values]\nstop = [3, 0]\n", "configuration 2: key 'stop'"),
         ("[configurations.values]\nstop = [3, 2.5]\n", "key 'stop'"),
-        ("[configurations.values]\n\"surfaces[99].thickness\" = [9.0, 19.0]\n", "surfaces[99]"),
+        ('[configurations.values]\n"surfaces[99].thickness" = [9.0, 19.0]\n', "surfaces[99]"),
     ],
     ids=["count", "long-row", "stop-9", "stop-0", "stop-2.5", "surface-99"],
 )

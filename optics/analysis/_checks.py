@@ -17,7 +17,6 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ..limits import check_size, check_wavelength
 
-
 MAX_FREQUENCY = 1e6
 """cycles/mm: the highest spatial frequency an MTF is asked for (above it the products of the
 frequency and the pupil coordinates lose every digit, then overflow to NaN)."""
