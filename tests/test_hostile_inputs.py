@@ -145,6 +145,31 @@ def test_the_bounds_themselves_are_accepted():
             Environment(**bad)
 
 
+THERMAL_CALLS = {
+    "steps 1e9": (lambda t, o: t.thermal_focus_shift(o, -20, 60, steps=10**9), "1 to 1000"),
+    "steps 0": (lambda t, o: t.thermal_focus_shift(o, -20, 60, steps=0), "1 to 1000"),
+    "start nan": (lambda t, o: t.thermal_focus_shift(o, math.nan, 60, steps=2), "temperature"),
+    "2000 C": (lambda t, o: t.at_environment(o, 2000.0), "<= 1000"),
+    "1e5 atm": (lambda t, o: t.at_environment(o, 20.0, pressure=1e5), "<= 100"),
+}
+
+
+@pytest.mark.parametrize("case", THERMAL_CALLS)
+def test_the_thermal_api_refuses_what_the_command_refuses(case):
+    from optics import thermal
+
+    call, part = THERMAL_CALLS[case]
+    with pytest.raises(ConfigurationError, match=part):
+        call(thermal, optics.load("singlet"))
+
+
+def test_the_command_and_the_api_share_the_step_limit():
+    from optics.cli._thermal import MAX_STEPS as COMMAND
+    from optics.thermal._focus import MAX_STEPS as API
+
+    assert COMMAND == API
+
+
 # --- configurations -----------------------------------------------------------------------
 
 

@@ -18,7 +18,8 @@ from ._common import (
 )
 
 MAX_STEPS = 1000
-"""Most temperature intervals of one ``optics thermal`` run."""
+"""Most temperature intervals of one ``optics thermal`` run (``optics.thermal._focus.MAX_STEPS``,
+written out so that building the parser does not import the thermal package)."""
 
 
 def _steps(text):

@@ -156,10 +156,16 @@ class ThermalFocusResult:
         return record
 
 
+MAX_STEPS = 1000
+"""Most temperature intervals of one :func:`thermal_focus_shift` (each traces the lens)."""
+
+
 def temperature_steps(start, stop, steps) -> list:
     """``steps`` + 1 temperatures from ``start`` to ``stop`` °C, both included."""
-    if not (isinstance(steps, int) and steps >= 1):
-        raise ConfigurationError(f"thermal: steps must be an integer >= 1, not {steps!r}")
+    if not (isinstance(steps, int) and not isinstance(steps, bool) and 1 <= steps <= MAX_STEPS):
+        raise ConfigurationError(
+            f"thermal: steps must be an integer from 1 to {MAX_STEPS}, not {steps!r}"
+        )
     return [start + (stop - start) * k / steps for k in range(steps + 1)]
 
 
