@@ -268,6 +268,8 @@ SIZE_CASES = {
     "lateral colour": (lambda a, o: a.lateral_color(o, points=True), "points must be an integer"),
     "focal shift": (lambda a, o: a.chromatic_focal_shift(o, points=10**9), "points is 1000000000"),
     "fans": (lambda a, o: a.fans(o, n=0), "pupil points per fan must be at least 1"),
+    "grid": (lambda a, o: a.grid_distortion(o, points=10**7), "grid points is 10000000"),
+    "grid of 1": (lambda a, o: a.grid_distortion(o, points=1), "grid points must be at least 2"),
 }
 
 
