@@ -37,6 +37,8 @@ MAX_FREQUENCIES = 10000
 MAX_WORKERS = 256
 #: Pixels of a picture read by ``optics simulate`` (read_image): 25 Mpx, 600 MB as float RGB.
 MAX_IMAGE_PIXELS = 25_000_000
+#: Configurations of one system (each is built when the lens is read).
+MAX_CONFIGURATIONS = 1000
 
 BUDGET = {
     "pupil samples": MAX_PUPIL_SAMPLES,
@@ -50,6 +52,7 @@ BUDGET = {
     "frequencies": MAX_FREQUENCIES,
     "embedded Dask workers": MAX_WORKERS,
     "image pixels": MAX_IMAGE_PIXELS,
+    "configurations": MAX_CONFIGURATIONS,
 }
 """What each limit bounds -> the limit (the table of docs/cli.md)."""
 

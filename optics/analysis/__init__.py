@@ -9,6 +9,7 @@ public API.
 """
 
 from .. import backend as _be
+from ._checks import require_focus
 from ._colour import FocalShiftResult, LateralColorResult, chromatic_focal_shift, lateral_color
 from ._converge import ConvergenceWarning
 from ._distortion import DistortionResult, GridDistortion, distortion, grid_distortion
@@ -82,6 +83,7 @@ __all__ = [
     "psf",
     "psf_encircled_energy",
     "pupil_samples",
+    "require_focus",
     "ray_fan",
     "seidel",
     "spot_diagram",

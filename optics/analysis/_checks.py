@@ -17,6 +17,10 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ..limits import check_size, check_wavelength
 
+MAX_FREQUENCY = 1e6
+"""cycles/mm: the highest spatial frequency an MTF is asked for (above it the products of the
+frequency and the pupil coordinates lose every digit, then overflow to NaN)."""
+
 
 def wavelength_of(optic, wavelength):
     """The analysis wavelength (µm): ``optic``'s primary for None, else a checked float."""
@@ -65,25 +69,52 @@ def check_frequencies(frequencies):
         raise ConfigurationError(
             f"frequencies must be finite, non-negative cycles/mm, not {bad[0]!r}"
         )
+    high = [f for f in values if f > MAX_FREQUENCY]
+    if high:
+        raise ConfigurationError(
+            f"frequencies must be at most {MAX_FREQUENCY:g} cycles/mm (a period of 1 nm, beyond "
+            f"the cutoff 2 NA/λ of every lens), not {high[0]!r}"
+        )
     check_size(len(values), MAX_FREQUENCIES, "the number of frequencies")
     return values
 
 
-def require_focus(optic, what):
+def require_focus(optic, what, wavelength=None):
     """Raise ConfigurationError when ``optic`` is afocal (no finite effective focal length).
 
-    ``optic``: an Optic or a PreparedSystem (whose first-order data is reused).
+    The one guard of every analysis that measures something at a focus (PSF, MTF,
+    wavefront, field curvature, relative illumination, chromatic focal shift, thermal
+    focus shift): an afocal system's image is at infinity, so those figures would be
+    inf or NaN.  Under ``jax.jit`` (abstract values) nothing can be read and nothing
+    is checked.
+
+    Parameters
+    ----------
+    optic : Optic or PreparedSystem
+        A PreparedSystem's first-order data is reused (at its primary wavelength).
+    what : str
+        The analysis, for the message (``"the MTF"``).
+    wavelength : float, optional
+        µm; the primary wavelength by default.
+
+    Raises
+    ------
+    ConfigurationError
+        Naming ``what`` and the infinite focal length.
     """
     from .._paraxial import paraxial
 
     first_order = getattr(optic, "first_order", None)  # a PreparedSystem has it computed
-    efl = be.detach((paraxial(optic) if first_order is None else first_order).efl)
+    if first_order is None or wavelength is not None:
+        first_order = paraxial(getattr(optic, "optic", optic), wavelength)
+    efl = be.detach(first_order.efl)
     if be.is_abstract(efl):
         return  # under jax.jit nothing can be read: an afocal system's figures are inf/NaN
     efl = float(be.item(efl))  # inf when afocal (optics.paraxial)
     if not math.isfinite(efl):
+        at = "" if wavelength is None else f" at {float(wavelength):g} µm"
         raise ConfigurationError(
-            f"{what} needs a focus, but the system is afocal (effective focal length "
+            f"{what} needs a focus, but the system is afocal{at} (effective focal length "
             f"{efl:g} mm): its image is at infinity; add a focusing lens (an ideal "
             "'paraxial' surface) to analyse the beam it sends out"
         )

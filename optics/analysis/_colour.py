@@ -15,9 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import backend as be
-from .._paraxial import basis_rays, is_afocal
+from .._paraxial import basis_rays
 from ..errors import ConfigurationError
+from ..limits import MAX_WAVELENGTHS, check_size
 from ..trace import trace_rays
+from ._checks import require_focus
 from ._field_curvature import normalized_fields
 from .spot import in_image_frame
 from ..trace.prepared import takes_system
@@ -77,11 +79,7 @@ def back_focus(optic, wavelength):
     """
     rays = basis_rays(optic, wavelength)
     if optic.object_at_infinity:
-        if is_afocal(rays):
-            raise ConfigurationError(
-                "chromatic focal shift: the system is afocal (its power is zero), so it has "
-                "no back focus"
-            )
+        require_focus(optic, "the chromatic focal shift", wavelength)
         y1, u0 = 1.0, 0.0
     else:
         y1, u0 = optic.surfaces[0].thickness, 1.0  # a ray from the axial object point
@@ -113,9 +111,7 @@ def chromatic_focal_shift(
             raise ConfigurationError(
                 f"chromatic focal shift: need 0 < from <= to, not from {start:g} to {stop:g} µm"
             )
-        points = int(points)
-        if points < 2:
-            raise ConfigurationError(f"points must be at least 2, not {points}")
+        points = check_size(points, MAX_WAVELENGTHS, "points", lowest=2)
         wavelengths = [start + (stop - start) * i / (points - 1) for i in range(points)]
     wavelengths = [float(w) for w in wavelengths]
     primary = optic.primary_wavelength

@@ -22,6 +22,7 @@ from .. import backend as be
 from .._notebook import NotebookView
 from .._paraxial import basis_rays
 from ..errors import ConfigurationError
+from ..limits import MAX_FIELDS, check_size
 from ..trace import prepare, trace_rays
 from ..trace.real_image_height import field_parameters
 from ._field_curvature import normalized_fields
@@ -167,9 +168,8 @@ def grid_distortion(optic, points=11, wavelength=None, reference="f-tan") -> Gri
     """
     _check_reference(reference)
     wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)
-    steps = [2.0 * i / (int(points) - 1) - 1.0 for i in range(int(points))] if points > 1 else []
-    if len(steps) < 2:
-        raise ConfigurationError(f"grid points must be at least 2, not {points}")
+    points = check_size(points, MAX_FIELDS, "grid points", lowest=2)  # points² chief rays
+    steps = [2.0 * i / (points - 1) - 1.0 for i in range(points)]
     if optic.fields.type == "angle" and optic.object_at_infinity and reference == "f-tan":
         # Angles whose tangents are evenly spaced: the reference grid is square on the image.
         top = math.radians(optic.fields.max_magnitude)

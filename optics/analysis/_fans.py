@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend as be
+from ..limits import MAX_PUPIL_SAMPLES, check_size
 from ..trace import prepare, trace_bundle
 from ._opd import bundle_opd
 from .spot import in_image_frame
@@ -93,13 +94,14 @@ def fans(system, fields=None, wavelengths=None, n=21, *, method=None) -> FanResu
     -------
     FanResult
     """
+    n = check_size(n, MAX_PUPIL_SAMPLES, "pupil points per fan", lowest=1)
     system = prepare(system)
     optic = system.optic
     wavelengths = list(optic.wavelengths.values if wavelengths is None else wavelengths)
     count = len(wavelengths)
     if optic.primary_wavelength not in wavelengths:  # the primary chief ray is the reference
         wavelengths.append(optic.primary_wavelength)
-    t = np.linspace(-1.0, 1.0, int(n))
+    t = np.linspace(-1.0, 1.0, n)
     zero = np.zeros_like(t)
     px = be.asarray(np.concatenate([zero, t]))
     py = be.asarray(np.concatenate([t, zero]))

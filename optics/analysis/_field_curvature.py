@@ -20,8 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import backend as be
-from ..errors import ConfigurationError
+from ..limits import MAX_FIELDS, check_size
 from ..trace import trace_rays
+from ._checks import require_focus
 from .spot import in_image_frame
 from ..trace.prepared import takes_system
 
@@ -52,10 +53,12 @@ class FieldCurvatureResult:
 
 
 def normalized_fields(points):
-    """``points`` evenly spaced normalized fields from 0 to 1 (a list of floats)."""
-    points = int(points)
-    if points < 2:
-        raise ConfigurationError(f"points must be at least 2, not {points}")
+    """``points`` evenly spaced normalized fields from 0 to 1 (a list of floats).
+
+    ``points`` must be 2 .. :data:`optics.limits.MAX_FIELDS` (a BudgetError otherwise, before
+    anything is allocated).
+    """
+    points = check_size(points, MAX_FIELDS, "points", lowest=2)
     return [i / (points - 1) for i in range(points)]
 
 
@@ -78,9 +81,16 @@ def field_curvature(optic, fields=None, wavelengths=None, points=21) -> FieldCur
     FieldCurvatureResult
         ``tangential`` and ``sagittal`` of shape (W, F) in mm; NaN where a
         parabasal ray fails.
+
+    Raises
+    ------
+    ConfigurationError
+        When the system is afocal (:func:`optics.analysis.require_focus`): its foci are at
+        infinity.
     """
     fields = normalized_fields(points) if fields is None else [float(f) for f in fields]
     wavelengths = list(optic.wavelengths.values) if wavelengths is None else list(wavelengths)
+    require_focus(optic, "field curvature")
     tangential, sagittal = [], []
     for wavelength in wavelengths:
         t, s = focus_shifts(optic, be.asarray(fields), wavelength)

@@ -29,7 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend as be
+from ..limits import MAX_PUPIL_SAMPLES, MAX_RINGS, check_size
 from ..trace import prepare, trace_rays
+from ._checks import require_focus
 from ._field_curvature import normalized_fields
 from .spot import in_image_frame
 from ..trace.prepared import takes_system
@@ -178,9 +180,19 @@ def relative_illumination(
     Returns
     -------
     IlluminationResult
+
+    Raises
+    ------
+    ConfigurationError
+        When the system is afocal (:func:`optics.analysis.require_focus`): every image-space
+        cone is then a single direction, of no solid angle.
     """
+    check_size(rings, MAX_RINGS, "rings", lowest=1)
+    check_size(angles, MAX_PUPIL_SAMPLES, "angles", lowest=3)
+    check_size(samples, MAX_PUPIL_SAMPLES, "pupil samples", lowest=2)
     system = prepare(system)
     optic = system.optic
+    require_focus(system, "relative illumination")
     fields = normalized_fields(points) if fields is None else [float(f) for f in fields]
     wavelengths = list(optic.wavelengths.values) if wavelengths is None else list(wavelengths)
     traced = [0.0, *fields]  # the on-axis reference first

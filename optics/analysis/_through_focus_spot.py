@@ -43,7 +43,7 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ..trace import trace_bundle
 from ..trace.prepared import optic_of
-from ._checks import check_defocus, check_field, check_sizes, wavelength_of
+from ._checks import check_defocus, check_field, check_sizes, require_focus, wavelength_of
 from ._converge import ConvergenceWarning
 from .spot import in_image_frame
 from ..trace.prepared import takes_system
@@ -257,6 +257,12 @@ def through_focus_spot(
     Returns
     -------
     ThroughFocusSpotResult
+
+    Raises
+    ------
+    ConfigurationError
+        When the system is afocal (:func:`optics.analysis.require_focus`): no focus to
+        search for.
     """
     optic = optic_of(system)
     if reference not in _REFERENCES:
@@ -266,6 +272,7 @@ def through_focus_spot(
     )
     shifts = check_defocus(defocus)
     check_sizes(rings=rings)
+    require_focus(system, "the through-focus spot")
     wavelengths, weights, poly = _spectrum(optic, wavelength, polychromatic)
     z = be.asarray(shifts)
 

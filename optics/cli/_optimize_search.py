@@ -10,6 +10,8 @@ the local run) tries the catalog glasses near those surfaces' glasses.
 
 from __future__ import annotations
 
+import math
+
 from ._common import UsageError, positive_int
 
 
@@ -85,6 +87,8 @@ def run_search(problem, args, driver, steps, options):
         from .._scheduler import check_scheduler_address
 
         check_scheduler_address(args.scheduler)
+    if args.glass_substitute and not (math.isfinite(args.glass_radius) and args.glass_radius >= 0):
+        raise UsageError(f"--glass-radius must be a finite number >= 0, not {args.glass_radius:g}")
     extra = {}
     result = None
     if driver == "global":

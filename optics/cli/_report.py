@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..plot import check_image_path, save_figure
 from ._common import UsageError, backend_context, lens_from_args, print_json
+from ._guards import check_outputs
 
 
 def add_report_options(parser, plot_help):
@@ -53,6 +54,9 @@ def run_report(args, compute, figures, print_text):
     paths = {name: getattr(args, name) for name in figures if getattr(args, name, None)}
     for path in paths.values():
         check_image_path(path)
+    # two figures to one file (--plot X --grid X) or a figure over an input: refused before work
+    inputs = [getattr(args, "lens", None), *(getattr(args, "glass_catalog", None) or [])]
+    check_outputs({f"--{name.replace('_', '-')}": path for name, path in paths.items()}, inputs)
     with backend_context(args):
         optic = lens_from_args(args)
         result = compute(optic)

@@ -26,7 +26,9 @@ def polychromatic_of(args):
 def spectrum_line(report):
     """'at 0.55 um' or 'polychromatic: 0.48, 0.55, 0.65 um, weights 1, 1, 1'."""
     if not report.get("polychromatic"):
-        return f"at {report['wavelength']:g} um"
+        # A one-wavelength record names it as "wavelength" or as the one entry of "wavelengths".
+        wavelength = report.get("wavelength", (report.get("wavelengths") or [None])[0])
+        return f"at {wavelength:g} um"
     waves = ", ".join(f"{w:g}" for w in report["wavelengths"])
     weights = ", ".join(f"{w:g}" for w in report["weights"])
     return f"polychromatic: {waves} um, weights {weights}"

@@ -18,7 +18,8 @@ from ._common import (
 )
 
 MAX_STEPS = 1000
-"""Most temperature intervals of one ``optics thermal`` run."""
+"""Most temperature intervals of one ``optics thermal`` run (``optics.thermal._focus.MAX_STEPS``,
+written out so that building the parser does not import the thermal package)."""
 
 
 def _steps(text):
@@ -29,16 +30,22 @@ def _steps(text):
 
 
 def _temperature(text):
+    from ..thermal import ABSOLUTE_ZERO, MAX_TEMPERATURE  # the bounds of Environment
+
     value = finite_float(text)
-    if not value > -273.15:
-        raise argparse.ArgumentTypeError(f"must be above -273.15 °C, not {text!r}")
+    if not ABSOLUTE_ZERO < value <= MAX_TEMPERATURE:
+        raise argparse.ArgumentTypeError(
+            f"must be above {ABSOLUTE_ZERO:g} °C and at most {MAX_TEMPERATURE:g} °C, not {text!r}"
+        )
     return value
 
 
 def _pressure(text):
+    from ..thermal import MAX_PRESSURE
+
     value = finite_float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0 atm, not {text!r}")
+    if not 0 <= value <= MAX_PRESSURE:
+        raise argparse.ArgumentTypeError(f"must be 0 to {MAX_PRESSURE:g} atm, not {text!r}")
     return value
 
 

@@ -28,6 +28,7 @@ from ..configurations import (
     configuration,
 )
 from ..errors import ConfigurationError, LensFileError, OpticsError
+from ..limits import MAX_CONFIGURATIONS
 from ._values import check_keys, describe, is_number
 
 __all__ = ["CONFIGURATION_KEYS", "attach_configurations", "configurations_to_table"]
@@ -50,6 +51,11 @@ def attach_configurations(optic, table, where):
     count = table.get("count")
     if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
         raise LensFileError(f"{where}: key 'count' must be an integer >= 1, not {describe(count)}")
+    if count is not None and count > MAX_CONFIGURATIONS:
+        raise LensFileError(
+            f"{where}: key 'count' is {count}, more than the limit of {MAX_CONFIGURATIONS} "
+            "configurations (optics.limits)"
+        )
     rows = []
     for key, row in values.items():
         here = f"{where}: key 'values.{key}'"
@@ -57,6 +63,11 @@ def attach_configurations(optic, table, where):
             raise LensFileError(f"{here} must be an array of one value per configuration")
         if count is None:
             count = len(row)
+            if count > MAX_CONFIGURATIONS:
+                raise LensFileError(
+                    f"{here} has {count} values, more than the limit of {MAX_CONFIGURATIONS} "
+                    "configurations (optics.limits)"
+                )
         if len(row) != count:
             raise LensFileError(f"{here} has {len(row)} values for {count} configurations")
         try:

@@ -61,7 +61,11 @@ COEFFICIENT_COUNTS = {1: 6, 2: 6, 3: 6, 4: 5, 5: 3, 6: 8, 7: 4, 8: 4, 9: 5, 10: 
 
 CHECK_WAVELENGTHS = (0.365, 0.4861327, 0.5875618, 0.6562725, 1.014, 2.0)
 """µm: where a glass's index is checked to be real (those inside its ``LD`` range, or
-all of them when it has none)."""
+all of them when it has none), with :data:`CHECK_POINTS` more across the range."""
+
+CHECK_POINTS = 32
+"""Evenly spaced wavelengths across a glass's ``LD`` range (0.35–2.5 µm without one)
+where its index is checked to be real too: a formula may dip below n² = 0 between lines."""
 
 STATUS_NAMES = {0: "standard", 1: "preferred", 2: "obsolete", 3: "special", 4: "melt"}
 """AGF status codes (the NM line's 7th field)."""
@@ -328,8 +332,9 @@ def _close(record, catalog, source):
 
 def _check_real_index(glass, source, cd_line):
     """AgfError when the coefficients give n² <= 0 (or no number) in the glass's range."""
-    low, high = glass.wavelength_range or (0.0, float("inf"))
-    wavelengths = [w for w in CHECK_WAVELENGTHS if low <= w <= high] or [0.5 * (low + high)]
+    low, high = glass.wavelength_range or (0.35, 2.5)
+    lines = [w for w in CHECK_WAVELENGTHS if glass.wavelength_range is None or low <= w <= high]
+    wavelengths = lines + list(np.linspace(low, high, CHECK_POINTS))
     with be.using("numpy", precision="float64"), np.errstate(all="ignore"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)

@@ -96,6 +96,7 @@ class ConstraintSet:
 
     def __init__(self, constraints=()):
         self.constraints = list(constraints)
+        _check_compatible(self.constraints)
 
     def __bool__(self):
         return bool(self.constraints)
@@ -137,6 +138,24 @@ class ConstraintSet:
                     }
                 )
         return out
+
+
+def _check_compatible(constraints):
+    """ConfigurationError when constraints on one operand leave no value (a min above a max)."""
+    lowest, highest = {}, {}
+    for constraint in constraints:
+        key = constraint.operand.label
+        if constraint.min is not None and constraint.min > lowest.get(key, (-math.inf,))[0]:
+            lowest[key] = (constraint.min, constraint.label)
+        if constraint.max is not None and constraint.max < highest.get(key, (math.inf,))[0]:
+            highest[key] = (constraint.max, constraint.label)
+    for key, (low, low_label) in lowest.items():
+        high, high_label = highest.get(key, (math.inf, None))
+        if low > high:
+            raise ConfigurationError(
+                f"constraints {low_label!r} and {high_label!r} cannot both be met: "
+                f"no value of {key} is >= {low:g} and <= {high:g}"
+            )
 
 
 def run_slsqp(problem, recorder):

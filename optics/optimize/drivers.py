@@ -39,6 +39,8 @@ CONSTRAINED_DRIVERS = ("dls", "minimize")
 
 def driver_options(driver) -> list[str]:
     """The keyword options driver ``driver`` takes (``learning_rate``, ``method``)."""
+    if driver not in DRIVERS:
+        raise ConfigurationError(f"unknown driver {driver!r}; choose one of {', '.join(DRIVERS)}")
     return list(inspect.signature(DRIVERS[driver][0]).parameters)[2:]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 import warnings
 from dataclasses import dataclass, field
 
@@ -132,6 +133,16 @@ def substitute_glasses(
         An explicit candidate list (glass names, looked up in ``catalogs``
         order), tried instead of the glasses within ``radius``.
     """
+    if isinstance(radius, bool) or not isinstance(radius, numbers.Real) or not radius >= 0:
+        raise ConfigurationError(
+            f"glass substitution: the search radius must be a number >= 0, not {radius!r}"
+        )
+    if not math.isfinite(radius):
+        raise ConfigurationError("glass substitution: the search radius must be finite, not inf")
+    if isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or limit < 1:
+        raise ConfigurationError(
+            f"glass substitution: the candidate limit must be an integer >= 1, not {limit!r}"
+        )
     optic = problem.optic
     catalogs = list(catalogs or _lens_catalogs(optic))
     rows = []
@@ -148,6 +159,13 @@ def substitute_glasses(
         else:
             candidates = glass_candidates(nd, vd, catalogs, radius, limit + 1)
         candidates = [c for c in candidates if (c["name"], c["catalog"]) != own][:limit]
+        if not candidates:
+            warnings.warn(
+                f"glass substitution: surface {s}: no other glass of {', '.join(catalogs)} "
+                f"within {radius:g} of {_name(before)} (nd {nd:.5g}, vd {vd:.4g}); it is kept",
+                OptimizationWarning,
+                stacklevel=2,
+            )
         trials = [None] + [CatalogGlass(c["name"], c["catalog"]) for c in candidates]
         merits = []
         for glass in trials:

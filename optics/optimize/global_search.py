@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -26,7 +27,8 @@ from .._scheduler import check_scheduler_address, dask_client, map_tasks
 from ..errors import ConfigurationError, OpticsError
 from ..limits import MAX_TRIALS, MAX_WORKERS, check_size
 from .diagnostics import OptimizationWarning
-from .drivers import optimize
+from .drivers import DRIVERS, optimize
+from .history import History, OptimizationResult
 from .problem import Problem
 from .variables import Variable
 
@@ -140,20 +142,32 @@ def global_search(
     if isinstance(starts, bool) or not isinstance(starts, int) or starts < 1:
         raise ConfigurationError(f"starts must be a positive integer, not {starts!r}")
     check_size(starts, MAX_TRIALS, "the number of starts", lowest=1)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ConfigurationError(f"the seed must be an integer >= 0, not {seed!r}")
+    if local not in DRIVERS:
+        known = ", ".join(DRIVERS)
+        raise ConfigurationError(f"unknown local driver {local!r}; choose one of {known}")
     if workers is not None:
         check_size(workers, MAX_WORKERS, "the number of workers", lowest=1)
     points = start_points(problem, starts, seed)
     spec = _Spec(problem, local, steps, options, be.get_backend())
     rows = [None] * starts
-    if workers == 1 and scheduler is None:
-        for i, x in enumerate(points):
-            rows[i] = run_start(spec, i, x)
-    else:
-        address = None if scheduler is None else check_scheduler_address(scheduler)
-        with dask_client(workers, address) as (client, _):
-            tasks = [(i, x) for i, x in enumerate(points)]
-            for i, row in map_tasks(run_start, spec, tasks, client):
-                rows[i] = row
+    address = None if scheduler is None else check_scheduler_address(scheduler)
+    try:
+        if workers == 1 and scheduler is None:
+            for i, x in enumerate(points):
+                rows[i] = run_start(spec, i, x)
+                if rows[i].pop("interrupted", False):  # the local run kept its best and stopped
+                    raise KeyboardInterrupt
+        else:
+            with dask_client(workers, address) as (client, _):
+                tasks = [(i, x) for i, x in enumerate(points)]
+                on_workers = replace(spec, quiet=True)
+                for i, row in map_tasks(run_start, on_workers, tasks, client):
+                    row.pop("interrupted", None)
+                    rows[i] = row
+    except KeyboardInterrupt:
+        return _interrupted(problem, spec, points, rows, seed)
     merits = np.array([row["merit_after"] for row in rows])
     if not np.isfinite(merits).any():
         raise OpticsError(f"every start failed; start 0: {rows[0]['message']}")
@@ -171,6 +185,8 @@ class _Spec:
     steps: int
     options: dict
     backend: str
+    quiet: bool = False  # on Dask workers: their warnings would print as raw multi-line text;
+    # the best start is re-run here, where its warnings are reported once
 
 
 def run_start(spec, index, x) -> dict:
@@ -179,6 +195,8 @@ def run_start(spec, index, x) -> dict:
     try:
         with be.using(spec.backend), warnings.catch_warnings():
             warnings.simplefilter("ignore", OptimizationWarning)
+            if spec.quiet:
+                warnings.simplefilter("ignore")
             problem = copy.deepcopy(spec.problem)
             result = _run(problem, spec, x)
         row.update(
@@ -187,6 +205,7 @@ def run_start(spec, index, x) -> dict:
             merit_after=float(result.merit_after),
             steps=int(result.steps),
             message=result.message,
+            interrupted=bool(result.interrupted),
         )
     except (OpticsError, ArithmeticError, ValueError) as exc:
         row.update(
@@ -199,14 +218,53 @@ def run_start(spec, index, x) -> dict:
     return row
 
 
+def _interrupted(problem, spec, points, rows, seed):
+    """The GlobalResult of a search that Ctrl-C (or SIGTERM) stopped: the best finished start.
+
+    The problem's optic is left at that start's best point (no local run is repeated);
+    the result's ``best.interrupted`` is True.  With no start finished the interrupt
+    goes on (there is nothing better than the design to keep).
+    """
+    finished = [row for row in rows if row is not None and math.isfinite(row["merit_after"])]
+    if not finished:
+        raise KeyboardInterrupt
+    row = min(finished, key=lambda r: (r["merit_after"], r["index"]))
+    design = _at(problem, points[0])
+    before = design.report(design.start())
+    best = _at(problem, row["values"])
+    after = best.report(best.start())  # leaves the optic at the best point
+    result = OptimizationResult(
+        driver=spec.local,
+        merit_before=sum(r["contribution"] for r in before),
+        merit_after=sum(r["contribution"] for r in after),
+        steps=int(row["steps"]),
+        paths=problem.variables.paths,
+        values_before=np.asarray(points[0], dtype=float),
+        values_after=np.asarray(row["values"], dtype=float),
+        operands_before=before,
+        operands_after=after,
+        history=History(),
+        message=f"interrupted: {len(finished)} of {len(rows)} starts finished",
+        interrupted=True,
+        constraints_after=best.constraints.report(best.optic) if best.constraints else [],
+    )
+    done = [r for r in rows if r is not None]
+    return GlobalResult(best=result, best_index=int(row["index"]), starts=done, seed=seed)
+
+
 def _run(problem, spec, x):
     """The local driver on ``problem``'s optic from the parameter values ``x``."""
+    return optimize(_at(problem, x), spec.local, steps=spec.steps, **spec.options)
+
+
+def _at(problem, x):
+    """A fresh Problem on ``problem``'s optic set to the parameter values ``x``."""
     from ..params import set_param
 
     variables = problem.variables
     for path, value in zip(variables.paths, x):
         set_param(problem.optic, path, float(value))
-    fresh = Problem(
+    return Problem(
         problem.optic,
         [
             Variable(v.path, v.min, v.max, scale=float(s))
@@ -215,4 +273,3 @@ def _run(problem, spec, x):
         problem.merit,
         problem.constraints.constraints if problem.constraints else (),
     )
-    return optimize(fresh, spec.local, steps=spec.steps, **spec.options)

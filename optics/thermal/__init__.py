@@ -14,7 +14,14 @@ See docs/thermal.md for the formulas, units, conventions and sources.
 
 from .. import backend as _be
 from ._air import ATMOSPHERE, air_index
-from ._environment import ALUMINIUM_CTE, DEFAULT_ENVIRONMENT, Environment
+from ._environment import (
+    ABSOLUTE_ZERO,
+    ALUMINIUM_CTE,
+    DEFAULT_ENVIRONMENT,
+    MAX_PRESSURE,
+    MAX_TEMPERATURE,
+    Environment,
+)
 from ._expansion import at_environment, gap_expansions, scaled_geometry, with_environment
 from ._focus import (
     AthermalSummary,
@@ -33,11 +40,14 @@ from ._index import (
 )
 
 __all__ = [
+    "ABSOLUTE_ZERO",
     "ALUMINIUM_CTE",
     "ATMOSPHERE",
     "DEFAULT_ENVIRONMENT",
     "AthermalSummary",
     "Environment",
+    "MAX_PRESSURE",
+    "MAX_TEMPERATURE",
     "ThermalFocusResult",
     "ThermalMaterial",
     "ThermalWarning",

@@ -14,13 +14,30 @@ from dataclasses import dataclass, field
 
 from ..errors import ConfigurationError
 
-__all__ = ["ALUMINIUM_CTE", "DEFAULT_ENVIRONMENT", "Environment", "REFERENCE_TEMPERATURE"]
+__all__ = [
+    "ABSOLUTE_ZERO",
+    "ALUMINIUM_CTE",
+    "DEFAULT_ENVIRONMENT",
+    "Environment",
+    "MAX_PRESSURE",
+    "MAX_TEMPERATURE",
+    "REFERENCE_TEMPERATURE",
+]
 
 REFERENCE_TEMPERATURE = 20.0
 """°C: the temperature of an optic without an environment (the vendors' catalogs' own)."""
 ALUMINIUM_CTE = 23.6e-6
 """1/K: aluminium alloy 6061, the default spacer (mount) material of every air gap
 (ASM Handbook vol. 2, 20-100 °C)."""
+ABSOLUTE_ZERO = -273.15
+"""°C: every temperature must lie above it."""
+MAX_TEMPERATURE = 1000.0
+"""°C: the highest temperature accepted (glasses soften from about 500 °C; dn/dT and CTE
+data are measured from about -100 to 140 °C, so this bound only stops typos such as K for °C
+twice over, or 1e4)."""
+MAX_PRESSURE = 100.0
+"""atm: the highest air pressure accepted (the Edlén air index is fitted near 1 atm; 100 atm
+of air already has an index of about 1.03)."""
 _MAX_CTE = 1e-3  # 1/K: above every solid (plastics reach about 2e-4)
 
 
@@ -31,9 +48,10 @@ class Environment:
     Attributes
     ----------
     temperature : float
-        °C (of the glass, the mount and the air alike), above −273.15.
+        °C (of the glass, the mount and the air alike), above −273.15 and at most
+        :data:`MAX_TEMPERATURE` (1000).
     pressure : float
-        Air pressure in atm (1 atm = 101325 Pa); 0 is vacuum.
+        Air pressure in atm (1 atm = 101325 Pa), 0 (vacuum) to :data:`MAX_PRESSURE` (100).
     mount_cte : float
         Coefficient of linear thermal expansion (1/K) of the spacers that set the air
         gaps, the image distance included; default aluminium, 23.6e-6.
@@ -53,8 +71,8 @@ class Environment:
     mirror_cte: float | None = None
 
     def __post_init__(self):
-        _check(self.temperature, "temperature", "°C", lower=-273.15)
-        _check(self.pressure, "pressure", "atm", lower=0.0, inclusive=True)
+        _check(self.temperature, "temperature", "°C", lower=ABSOLUTE_ZERO, upper=MAX_TEMPERATURE)
+        _check(self.pressure, "pressure", "atm", lower=0.0, upper=MAX_PRESSURE, inclusive=True)
         _check(self.mount_cte, "mount_cte", "1/K", lower=-_MAX_CTE, upper=_MAX_CTE)
         cte = {}
         for key, value in dict(self.cte).items():

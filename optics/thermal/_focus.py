@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .. import backend as be
 from .._paraxial import paraxial
+from ..analysis import require_focus
 from ..errors import ConfigurationError, OpticsError
 from ..surfaces import media
 from ..trace import trace_bundle
@@ -159,10 +160,16 @@ class ThermalFocusResult:
         return record
 
 
+MAX_STEPS = 1000
+"""Most temperature intervals of one :func:`thermal_focus_shift` (each traces the lens)."""
+
+
 def temperature_steps(start, stop, steps) -> list:
     """``steps`` + 1 temperatures from ``start`` to ``stop`` °C, both included."""
-    if not (isinstance(steps, int) and steps >= 1):
-        raise ConfigurationError(f"thermal: steps must be an integer >= 1, not {steps!r}")
+    if not (isinstance(steps, int) and not isinstance(steps, bool) and 1 <= steps <= MAX_STEPS):
+        raise ConfigurationError(
+            f"thermal: steps must be an integer from 1 to {MAX_STEPS}, not {steps!r}"
+        )
     return [start + (stop - start) * k / steps for k in range(steps + 1)]
 
 
@@ -204,6 +211,7 @@ def _focus_table(optic, temperatures, pressure, wavelength, best_focus):
     reference = environment_of(optic)
     base = _at_reference(optic, None, pressure)
     # the same host arithmetic as the rows, so the reference row is exactly 0 in float32 too
+    require_focus(base, "the thermal focus shift", wavelength)
     base_gap = float(be.item(base.surfaces[base.image_index - 1].thickness))
     base_offset = float(be.item(paraxial(base, wavelength).bfl)) - base_gap
     base_best = None

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ...errors import LensFileError
-from ...limits import MAX_SURFACES
+from ...limits import MAX_FIELDS, MAX_SURFACES, MAX_WAVELENGTHS
 from ._text import Command
 
 #: Unit letters of DIM to millimetres.
@@ -219,6 +219,11 @@ def _wavelengths(lens, command):
         values = command.numbers()
         if not values or not all(w > 0 for w in values):
             raise LensFileError(f"{command.where}: wavelengths (nm) must be positive")
+        if len(values) > MAX_WAVELENGTHS:
+            raise LensFileError(
+                f"{command.where}: {len(values)} wavelengths, more than the limit of "
+                f"{MAX_WAVELENGTHS} (optics.limits)"
+            )
         # nm to µm through the decimal digits: 587.6 nm is exactly the float 0.5876
         lens.wavelengths = [float(Decimal(token) / 1000) for token in command.args]
     elif command.keyword == "REF":
@@ -230,6 +235,11 @@ def _wavelengths(lens, command):
 def _fields(lens, command):
     key = command.keyword
     values = command.numbers()
+    if len(values) > MAX_FIELDS:
+        raise LensFileError(
+            f"{command.where}: {len(values)} fields, more than the limit of {MAX_FIELDS} "
+            "(optics.limits)"
+        )
     if key == "WTF":
         lens.field_weights = values
         return

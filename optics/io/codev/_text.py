@@ -34,8 +34,12 @@ class Command:
 
     @property
     def where(self) -> str:
-        """``"file: line n: KEY"`` for messages."""
-        return f"{self.source}: line {self.line}: {self.keyword}"
+        """``"file: line n: KEY"`` for messages (a keyword that is no plain word shown escaped
+        and cut to 24 characters: a binary file gives one short line, not its bytes)."""
+        keyword = self.keyword
+        if not (keyword.isprintable() and len(keyword) <= 24):
+            keyword = ascii(keyword[:24]) + ("..." if len(keyword) > 24 else "")
+        return f"{self.source}: line {self.line}: {keyword}"
 
     def number(self, i, default=None) -> float:
         """Argument ``i`` as a finite float; LensFileError names the file, line and command."""

@@ -21,6 +21,7 @@ import re
 import warnings
 
 from ...errors import LensFileError
+from ...limits import MAX_CONFIGURATIONS
 from . import _glass
 from ._glass import ZemaxWarning
 from ._mc_params import PRAM_PARAMETER_ARG, pram_key, pram_operand, pram_parameter
@@ -74,7 +75,9 @@ def read_configurations(zmx, data, context):
         mnum = mnum or block.get("MNUM")
     keywords = [k for k in zmx.header if k not in ("MNUM",)]
     rows, order, first_line = {}, [], {}
-    count = mnum.integer(0, source, lowest=1) if mnum is not None and mnum.args else 1
+    count = 1
+    if mnum is not None and mnum.args:
+        count = mnum.integer(0, source, lowest=1, highest=MAX_CONFIGURATIONS)
     for keyword in keywords:
         if keyword == "MOFF" or not keyword.isalpha() or len(keyword) != 4:
             continue
