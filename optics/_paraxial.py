@@ -139,6 +139,20 @@ def paraxial(optic, wavelength=None) -> ParaxialData:
     Afocal systems (:func:`is_afocal`) get infinite focal lengths (and F/# at
     infinite conjugates) and telecentric ones an exit pupil at infinity (inf,
     not an error).  docs/tracing.md states every definition and sign.
+
+    Parameters
+    ----------
+    optic : Optic
+    wavelength : float, optional
+        µm; the primary wavelength by default.
+
+    Returns
+    -------
+    ParaxialData
+        ``efl``, ``bfl``, ``ffl``, ``epd``, ``ep_position``, ``xpd``,
+        ``xp_position``, ``image_height`` and ``total_track`` in mm, ``fno`` and
+        ``magnification`` unitless: each a float or a 0-d array that keeps the
+        gradients of the lens's parameters.
     """
     # Plain-number systems are evaluated with NumPy where each backend operation is a
     # slow dispatch (JAX; see accel.on_host): microseconds instead of milliseconds.

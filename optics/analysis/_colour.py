@@ -102,6 +102,14 @@ def chromatic_focal_shift(
     start, stop : float, optional
         µm.
     points : int
+        Number of wavelengths W when ``wavelengths`` is not given (at least 2).
+
+    Returns
+    -------
+    FocalShiftResult
+        ``wavelengths`` (list of W floats, µm), ``primary`` (µm) and ``shift``:
+        an array of shape (W,) in mm, positive along the light (also behind a
+        mirror), 0 at the primary wavelength.
     """
     if wavelengths is None:
         values = optic.wavelengths.values
@@ -131,6 +139,15 @@ def lateral_color(optic, fields=None, points=21) -> LateralColorResult:
     fields : sequence of float, optional
         Normalized field heights hy (hx = 0); default ``points`` from 0 to 1.
     points : int
+        Number of fields F when ``fields`` is not given (at least 2).
+
+    Returns
+    -------
+    LateralColorResult
+        ``fields`` (list of F floats), ``short`` and ``long`` (the lens's
+        shortest and longest wavelengths, µm) and ``difference``: an array of
+        shape (F,), the real chief-ray image height at ``short`` minus at
+        ``long`` in mm (NaN where a chief ray fails).
     """
     fields = normalized_fields(points) if fields is None else [float(f) for f in fields]
     short, long = min(optic.wavelengths.values), max(optic.wavelengths.values)

@@ -165,6 +165,25 @@ def grid_distortion(optic, points=11, wavelength=None, reference="f-tan") -> Gri
     reference, angles whose tangents are evenly spaced, so that the reference
     grid is square on the image), the reference being
     ``f · q`` (or, for ``"f-theta"``, ``f · atan|q|`` along ``q``).
+
+    Parameters
+    ----------
+    optic : Optic or PreparedSystem
+    points : int
+        Grid points per side, n (at least 2).
+    wavelength : float, optional
+        µm; the primary wavelength by default.
+    reference : {"f-tan", "f-theta"}
+        The distortion-free mapping; ``"f-theta"`` needs an object at infinity.
+
+    Returns
+    -------
+    GridDistortion
+        ``hx``, ``hy``: the normalized fields, arrays of shape (n, n) (row: hy,
+        column: hx); ``wavelength`` (µm); ``real_x``, ``real_y``: the real
+        chief-ray points in the image surface's frame (mm, shape (n, n), NaN
+        where the chief ray fails); ``ideal_x``, ``ideal_y``: the reference
+        points (mm, shape (n, n)).
     """
     _check_reference(reference)
     wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)

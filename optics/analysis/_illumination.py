@@ -97,7 +97,7 @@ def illumination_ratio(system, fields, wavelength, rings=8, angles=48):
     Parameters
     ----------
     system : Optic or PreparedSystem
-    fields : sequence of float or array, length K
+    fields : sequence of float or array, shape (K,)
         Normalized fields along y; the first is the reference (0: on axis).
     wavelength : float
         µm.
@@ -143,7 +143,23 @@ def vignetting_fraction(system, fields, wavelength, samples=48):
     """Fraction of the pupil whose rays are lost, per normalized field (0, h).
 
     The pupil is a ``samples`` × ``samples`` square grid clipped to the unit
-    circle (uniform in area).  Returns a NumPy array of shape (K,).
+    circle (uniform in area).
+
+    Parameters
+    ----------
+    system : Optic or PreparedSystem
+    fields : sequence of float or array, shape (K,)
+        Normalized fields along y (hx = 0).
+    wavelength : float
+        µm.
+    samples : int
+        Grid points per side of the pupil grid.
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        Fraction (0 to 1) of the grid points inside the unit circle whose rays
+        are vignetted or fail, per field; not differentiable.
     """
     t = np.linspace(-1.0, 1.0, int(samples))
     px, py = np.meshgrid(t, t)

@@ -111,7 +111,21 @@ class MTFResult(NotebookView):
 
 
 def diffraction_limit(frequencies, cutoff):
-    """MTF of an unaberrated circular pupil at frequencies / cutoff (0 beyond the cutoff)."""
+    """MTF of an unaberrated circular pupil at frequencies / cutoff (0 beyond the cutoff).
+
+    Parameters
+    ----------
+    frequencies : array, any shape
+        Spatial frequencies in 1/mm.
+    cutoff : float or array broadcastable to the shape of ``frequencies``
+        Incoherent cutoff frequency 1 / (λ F/#) in 1/mm.
+
+    Returns
+    -------
+    array, the broadcast shape of the inputs
+        (2/π) (arccos ν − ν √(1 − ν²)) with ν = frequencies / cutoff clipped to
+        [0, 1]: 1 at zero frequency, 0 at and beyond the cutoff.
+    """
     nu = be.clip(frequencies / cutoff, 0.0, 1.0)
     return (2.0 / math.pi) * (be.arccos(nu) - nu * be.sqrt(1.0 - nu * nu))
 
@@ -163,9 +177,23 @@ def geometric_mtf(optic, field, frequencies, wavelength=None, *, rings=16):
     MTF_y(f) = |sum_k w_k exp(−i2π f (y_k − ȳ))| / sum_k w_k over the valid
     rays of the Gauss–Legendre pupil rule, likewise along x.
 
+    Parameters
+    ----------
+    optic : Optic or PreparedSystem
+    field : (hx, hy)
+        One normalized field point.
+    frequencies : sequence of K floats
+        Spatial frequencies in 1/mm, non-negative.
+    wavelength : float, optional
+        µm; the primary wavelength by default.
+    rings : int
+        Gauss–Legendre rings of the pupil rule.
+
     Returns
     -------
     tangential, sagittal : arrays, shape (K,)
+        MTF along y (tangential) and x (sagittal), 0 to 1; NaN when every ray
+        is vignetted.
     """
     field = check_field(field)
     wavelength = wavelength_of(optic, wavelength)

@@ -92,11 +92,20 @@ def opd_waves(rays, chief, pupil_z, n_image):
 def bundle_opd(optic, bundle):
     """OPD in waves of every ray of a :class:`~optics.trace.Bundle`.
 
+    Parameters
+    ----------
+    optic : Optic or PreparedSystem
+        The system the bundle was traced through.
+    bundle : Bundle
+        From :func:`optics.trace_bundle`: rays shaped (W, F, P), chief rays (W, F).
+
     Returns
     -------
     opd : array, shape (W, F, P)
         Waves against each (wavelength, field)'s chief ray and reference sphere.
     valid : bool array, shape (W, F, P)
+        False for failed or vignetted rays and where the chief ray fails; the
+        OPD is 0 there.
     """
     chief = bundle.chief.replace(valid=bundle.chief_valid)
     lead = chief.map(lambda component: component[..., None])
@@ -144,11 +153,11 @@ def opd(optic, hx, hy, px, py, wavelength=None):
     Parameters
     ----------
     optic : Optic
-    hx, hy : float or array
+    hx, hy : float or array, any shape
         Normalized field; all inputs broadcast together.
-    px, py : float or array
+    px, py : float or array, any shape
         Normalized pupil coordinates.
-    wavelength : float or array, optional
+    wavelength : float or array, any shape, optional
         Micrometres; the primary wavelength by default.
 
     Returns

@@ -52,6 +52,10 @@ def _catalog(material):
 def prescription(system) -> dict:
     """The prescription of a lens as plain data (the ``optics prescription --json`` object).
 
+    Parameters
+    ----------
+    system : Optic or PreparedSystem
+
     Returns
     -------
     dict
@@ -107,7 +111,21 @@ def _cell(value, digits=6):
 
 
 def prescription_text(record) -> str:
-    """The prescription table of :func:`prescription`'s record, as text lines."""
+    """The prescription table of :func:`prescription`'s record, as text lines.
+
+    Parameters
+    ----------
+    record : dict
+        The dict :func:`prescription` returns (only its ``surfaces`` are read).
+
+    Returns
+    -------
+    str
+        A header row, a rule and one row per surface (columns ``surf``, ``type``,
+        ``radius``, ``thickness``, ``glass``, ``semi-diam``, ``conic``,
+        ``source``; lengths in mm, ``inf`` for a plane, ``-`` for none stated),
+        joined by newlines without a trailing one.
+    """
     headers = ["surf", "type", "radius", "thickness", "glass", "semi-diam", "conic", "source"]
     cells = [headers]
     for row in record["surfaces"]:

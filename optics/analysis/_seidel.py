@@ -85,6 +85,18 @@ def wavefront_coefficients(result: SeidelResult) -> dict:
     sagittal field curvature, also W220S), W220P = S_IV/4 (Petzval),
     W220M = (2 S_III + S_IV)/4, W220T = (3 S_III + S_IV)/4, W311 = S_V/2,
     W020 = C_L/2 and W111 = C_T.
+
+    Parameters
+    ----------
+    result : SeidelResult
+        From :func:`optics.analysis.seidel`: sums in mm, ``wavelength`` in µm.
+
+    Returns
+    -------
+    dict of str to float or 0-d array
+        ``W040``, ``W131``, ``W222``, ``W220``, ``W220P``, ``W220M``, ``W220T``,
+        ``W311``, ``W020`` and ``W111`` in waves at ``result.wavelength``
+        (gradients kept where the sums keep them).
     """
     s = result.sums
     per_wave = 1.0 / (result.wavelength * 1e-3)

@@ -99,8 +99,17 @@ def best_focus(defocus, tangential, sagittal, field_weights=None):
     Parameters
     ----------
     defocus : array, shape (D,)
+        Image-plane shifts in mm, in increasing order.
     tangential, sagittal : arrays, shape (D, F)
+        MTF (0 to 1) at each defocus and field; NaN entries do not count.
     field_weights : sequence of F floats, optional
+        Weight of each field in the mean (default: all 1).
+
+    Returns
+    -------
+    float
+        The defocus (mm) of the best score, refined by a parabola through it and
+        its neighbours (kept within one step); NaN when no score is finite.
     """
     z = np.asarray([float(v) for v in be.to_numpy(be.detach(be.asarray(defocus)))])
     mean = 0.5 * (np.asarray(be.to_numpy(be.detach(tangential))) + be.to_numpy(be.detach(sagittal)))

@@ -130,9 +130,18 @@ def pupil_samples(rings=16, arms=None):
     ``4 * arms`` points follow with weight 0, so P-V sees the pupil centre and
     edge where a wavefront's extremes usually sit.
 
+    Parameters
+    ----------
+    rings : int
+        Radial Gauss–Legendre nodes (>= 1).
+    arms : int, optional
+        Angles per ring; ``4 * rings`` by default (also in the rim's count).
+
     Returns
     -------
     px, py, weights : arrays, shape (rings * arms + 1 + 4 * arms,)
+        Normalized pupil coordinates and area weights: the nodes' sum to 1, the
+        centre's and the rim's are 0.
     """
     px, py, weights = gauss_pupil(rings, arms)
     rim = 4 * (4 * rings if arms is None else arms)

@@ -105,11 +105,18 @@ def zernike_evaluate(coefficients, px, py, ordering="fringe"):
     Parameters
     ----------
     coefficients : array, shape (J,)
+        c_j for terms 1..J, in the unit of the result (e.g. waves).
     px, py : arrays, shape (P,)
+        Normalized pupil coordinates (inside the unit circle).
+    ordering : {"fringe", "noll"}
+        The terms' indexing and normalization, as in
+        :func:`optics.polynomials.zernike_basis` (Fringe: unnormalized, at most
+        37 terms; Noll: unit-RMS).
 
     Returns
     -------
     array, shape (P,)
+        The sum at each point, in the coefficients' unit.
     """
     basis_t = zernike_basis(int(coefficients.shape[-1]), px, py, ordering, axis=0)
     return be.sum(basis_t * coefficients[:, None], axis=0)

@@ -91,9 +91,29 @@ def psf_encircled_energy(result: PSFResult, radii, centre="chief"):
 def geometric_encircled_energy(optic, field, radii, wavelength=None, *, centre="chief", rings=16):
     """Encircled and ensquared energy of the spot (quadrature-weighted rays).
 
+    Parameters
+    ----------
+    optic : Optic or PreparedSystem
+    field : (hx, hy)
+        One normalized field point.
+    radii : sequence of K floats
+        Circle radii and square half-widths in mm.
+    wavelength : float, optional
+        µm; the primary wavelength by default.
+    centre : {"chief", "centroid"}
+        The centre of the circles and squares: the chief ray's image point or
+        the spot's weighted centroid.
+    rings : int
+        Gauss–Legendre rings of the pupil rule (:func:`pupil_samples`).
+
     Returns
     -------
     EnergyResult
+        ``radii`` (mm, shape (K,)), ``encircled`` and ``ensquared``: fractions
+        (0 to 1) of the valid rays' quadrature weight inside each radius, shape
+        (K,), and
+        ``centre``: (x, y) of the centre relative to the chief ray's image point
+        in mm.
     """
     _check_centre(centre)
     wavelength = optic.primary_wavelength if wavelength is None else float(wavelength)

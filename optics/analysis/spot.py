@@ -90,14 +90,31 @@ MIN_SPOT_RAYS = 2
 def spot_statistics(rays, reference_x, reference_y, axis=None, *, min_rays=1):
     """RMS radii, centroid and geometric radius of ``rays`` at the image.
 
-    Returns a dict of arrays (gradients kept): rms_radius_chief (about the
-    reference point), rms_radius_centroid, centroid_x, centroid_y, geo_radius.
-    They are 0-d when ``axis`` is None (all rays pooled); with an ``axis``
-    (e.g. -1 for rays shaped (wavelengths, fields, pupil)) the statistics are
+    The statistics are 0-d when ``axis`` is None (all rays pooled); with an
+    ``axis`` (e.g. -1 for rays shaped (wavelengths, fields, pupil)) they are
     taken along it alone and keep the other axes.  Where fewer than
     ``min_rays`` rays are valid every statistic is NaN (an optimization
     operand passes :data:`MIN_SPOT_RAYS`, so that vignetting all but one ray
     never reads as a perfect spot).
+
+    Parameters
+    ----------
+    rays : Rays
+        Rays at the image, components of any shape S; only valid rays count.
+    reference_x, reference_y : float or array broadcastable to shape S
+        The reference point (mm), e.g. the chief ray's.
+    axis : int, optional
+        The axis of S to reduce; None pools every ray.
+    min_rays : int
+        Fewest valid rays for a finite statistic.
+
+    Returns
+    -------
+    dict of str to array
+        ``rms_radius_chief`` (about the reference point), ``rms_radius_centroid``,
+        ``centroid_x``, ``centroid_y`` and ``geo_radius`` (largest distance from
+        the centroid), all in mm with gradients kept; each of shape S without
+        ``axis`` (0-d when ``axis`` is None).
     """
     keep = axis is not None
     valid = rays.valid
@@ -237,6 +254,19 @@ def ray_fan(optic, hx, hy, wavelength=None, n: int = 21, axis: str = "y") -> Ray
 
     Every field and wavelength at once, tangential and sagittal, with OPD
     fans: :func:`optics.analysis.fans`.
+
+    Parameters
+    ----------
+    optic : Optic or PreparedSystem
+    hx, hy : float or 0-d array
+        One normalized field point.
+    wavelength : float, optional
+        µm; the primary wavelength by default.
+    n : int
+        Pupil points, evenly spaced from −1 to 1.
+    axis : {"x", "y"}
+        The pupil axis of the fan (y: tangential, x: sagittal); the error is
+        taken along the same axis.
 
     Returns
     -------

@@ -52,6 +52,11 @@ def default_driver() -> str:
     so the Gauss–Newton model of :mod:`optics.optimize.dls` has full rank
     even with a single spot operand; it runs on every backend (exact
     Jacobian on Torch and JAX, finite differences on NumPy).
+
+    Returns
+    -------
+    str
+        ``"dls"``, a key of :data:`DRIVERS`.
     """
     return "dls"
 

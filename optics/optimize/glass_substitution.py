@@ -129,9 +129,28 @@ def substitute_glasses(
         Most candidates per surface.
     local : str
         The local driver; ``steps`` and ``options`` go to it.
+    steps : int
+        Steps of each local re-optimization (one per candidate, one for the
+        glass already there, and a final one with the chosen glasses).
     glasses : list of str, optional
         An explicit candidate list (glass names, looked up in ``catalogs``
         order), tried instead of the glasses within ``radius``.
+    **options
+        Further options of the local driver.
+
+    Returns
+    -------
+    SubstitutionResult
+        ``best``: the final re-optimization on ``problem``'s optic; ``surfaces``:
+        one dict per substituted surface with ``surface``, ``before``,
+        ``merit_before_substitution`` (the merit re-optimized with the glass
+        already there), ``chosen`` and ``candidates`` (each with its
+        ``merit_after``; inf where the re-optimization failed).
+
+    Raises
+    ------
+    ConfigurationError
+        A surface that is not a lens surface or has no glass after it.
     """
     if isinstance(radius, bool) or not isinstance(radius, numbers.Real) or not radius >= 0:
         raise ConfigurationError(

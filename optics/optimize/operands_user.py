@@ -31,6 +31,18 @@ def register_operand(name, function, *, replace=False):
     replace : bool
         Allow replacing an operand of the same name.
 
+    Returns
+    -------
+    None
+        The operand is registered for every later :class:`~optics.optimize.Operand`
+        of that name.
+
+    Raises
+    ------
+    ConfigurationError
+        ``name`` is not an identifier, ``function`` is not callable or takes no
+        positional context, or the name is taken and ``replace`` is False.
+
     Examples
     --------
     >>> from optics.optimize import Operand, register_operand

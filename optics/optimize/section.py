@@ -74,6 +74,13 @@ def read_section(section, where="[optimize]") -> OptimizeSection:
     where : str
         Prefix of error messages, e.g. ``"lens.toml: [optimize]"``.
 
+    Returns
+    -------
+    OptimizeSection
+        The variables, operands and constraints as objects, the driver (None:
+        the caller's default), ``steps`` (default 100), ``merit_tol`` and
+        ``grad_tol`` (default 1e-10) and the driver options present.
+
     Raises
     ------
     LensFileError
@@ -139,10 +146,26 @@ def problem_from_lens(optic, where="[optimize]"):
     Every variable path is resolved and every operand evaluated once, so a
     path or index that does not fit this optic fails here, naming the entry.
 
+    Parameters
+    ----------
+    optic : Optic
+        A lens with an ``[optimize]`` section (``optic.optimize``).
+    where : str
+        Prefix of error messages, e.g. ``"lens.toml: [optimize]"``.
+
     Returns
     -------
     problem : Problem
+        The optic, the section's variables, its operands as a Merit and its
+        constraints.
     section : OptimizeSection
+        The checked section (driver, steps, tolerances and options).
+
+    Raises
+    ------
+    LensFileError
+        A bad section (:func:`read_section`) or an entry that does not fit the
+        optic; the message names the entry.
     """
     section = read_section(optic.optimize, where)
     ctx = MeritContext(optic)

@@ -202,6 +202,17 @@ def apply_solves(optic) -> None:
     pickup reads its source after the solves of the surfaces before it (and
     of its own surface's curvature): pick up from those, or from unsolved
     parameters.
+
+    Parameters
+    ----------
+    optic : Optic
+        Its ``solves`` (a sequence of :class:`Solve`; none: nothing happens)
+        are applied to its surfaces.
+
+    Returns
+    -------
+    None
+        ``optic`` is changed in place: curvatures in 1/mm, thicknesses in mm.
     """
     solves = sorted(getattr(optic, "solves", None) or (), key=_order)
     for solve in solves:  # a value left from an earlier graph or JAX trace is never read

@@ -84,6 +84,13 @@ def trace_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=No
     -----
     PupilAimWarning
         Under paraxial aiming, once per call, for chief rays over 1 % of r_stop off the stop centre.
+
+    Returns
+    -------
+    Bundle
+        ``rays`` shaped (W, F, P) at the image surface (global mm), chief rays
+        (W, F), the fields, wavelengths and pupil samples px, py (P,), and the
+        first-order data; a ``Streamed`` method's slices are joined along P.
     """
     slices = list(iter_bundle(system, fields, wavelengths, pupil, method=method, aiming=aiming))
     if len(slices) == 1:
@@ -97,6 +104,25 @@ def iter_bundle(system, fields=None, wavelengths=None, pupil=None, *, method=Non
 
     A ``Streamed`` method yields Bundles of about ``chunk_rays`` rays, ``rays`` (W, F, p) and
     ``px``, ``py`` (p,) the slice's, the rest shared; any other method yields one Bundle.
+
+    Parameters
+    ----------
+    system : Optic or PreparedSystem
+    fields, wavelengths : sequence, optional
+        Normalized (hx, hy) field points and wavelengths (µm); by default the optic's.
+    pupil : int or (px, py), optional
+        Normalized samples (P,), or hexapolar rings (6 by default: P = 1 + 3 rings (rings + 1)).
+    method : TraceMethod or str, optional
+        How the batch is traced (:mod:`optics.trace.methods`).
+    aiming : {"paraxial", "real"}, optional
+        Overrides the optic's ``[aiming] mode``.
+
+    Yields
+    ------
+    Bundle
+        Rays shaped (W, F, p) for p consecutive pupil samples (p = P for one
+        Bundle), with the chief rays (W, F), fields, wavelengths and
+        first-order data shared by every slice.
     """
     method = resolve(method)
     n_pupil, samples = _pupil_samples(pupil)

@@ -17,12 +17,19 @@ def trace_rays(system, field, pupil, wavelength=None, *, method=None, aiming=Non
     field, pupil : (hx, hy), (px, py)
         Normalized field and pupil coordinates, floats or arrays (docs/tracing.md;
         a field's vignetting factors map the pupil first, :mod:`optics.fields_vignetting`).
-    wavelength : float or array, optional
+    wavelength : float or array, any shape, optional
         Micrometres; the primary wavelength by default. Every input broadcasts.
     method : TraceMethod or str, optional
         How the batch is traced (:mod:`optics.trace.methods`).
     aiming : {"paraxial", "real"}, optional
         Overrides the optic's ``[aiming] mode``.
+
+    Returns
+    -------
+    Rays
+        At the image surface in global coordinates (mm), each component of the
+        broadcast shape S of the inputs; ``opd`` is the optical path (mm) from
+        the launch, ``valid`` False for failed or vignetted rays.
     """
     return _traced(system, field, pupil, wavelength, method, aiming, ()).rays
 
@@ -30,7 +37,24 @@ def trace_rays(system, field, pupil, wavelength=None, *, method=None, aiming=Non
 def trace_surfaces(system, field, pupil, wavelength=None, *, method=None, aiming=None):
     """A list of the Rays at every surface, from the launch (index 0) to the image (for plots).
 
-    Parameters as :func:`trace_rays`; any method but "compiled" (it keeps no rays on the way).
+    Parameters
+    ----------
+    system : Optic or PreparedSystem
+    field, pupil : (hx, hy), (px, py)
+        Normalized field and pupil coordinates, floats or arrays, as for :func:`trace_rays`.
+    wavelength : float or array, any shape, optional
+        Micrometres; the primary wavelength by default. Every input broadcasts.
+    method : TraceMethod or str, optional
+        Any method but "compiled" (it keeps no rays on the way).
+    aiming : {"paraxial", "real"}, optional
+        Overrides the optic's ``[aiming] mode``.
+
+    Returns
+    -------
+    list of Rays
+        One per surface (len = number of surfaces): index 0 the launched rays in
+        object space, index i the rays leaving surface i, the last at the image;
+        global coordinates (mm), each component of the inputs' broadcast shape S.
     """
     system = prepare(system, aiming)
     count = len(system.surfaces)

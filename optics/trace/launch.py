@@ -12,13 +12,21 @@ def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
     Parameters
     ----------
     optic : Optic
-    qx, qy, px, py : array
+    qx, qy, px, py : array, shapes broadcasting to one shape S
         Object-space field parameters (:mod:`optics.trace.object_field`: slopes, or mm)
         and normalized pupil coordinates; every input broadcasts together.
-    wavelength : array
+    wavelength : float or array, shape S or broadcastable to it
         Micrometres.
     first_order : ParaxialData
         Gives the paraxial entrance pupil's position and diameter (mm).
+
+    Returns
+    -------
+    Rays
+        Positions (mm, global) and unit direction cosines of shape S: for an
+        object at infinity on the plane through the entrance pupil's centre
+        normal to the beam, else at the object point; ``intensity`` 1, ``opd``
+        0 and ``valid`` True, broadcast to S; ``wavelength`` as given.
     """
     radius, z_pupil = first_order.epd / 2, first_order.ep_position
     px, py = be.asarray(px), be.asarray(py)

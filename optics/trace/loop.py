@@ -171,6 +171,24 @@ def refract(L, M, N, nx, ny, nz, mu, cos_i=None):
     """Vector Snell's law, mu = n_before / n_after: new (L, M, N) and a mask, False on TIR.
 
     Either normal sign; ``cos_i`` = d · n unless given; a TIR direction is finite, meaningless.
+
+    Parameters
+    ----------
+    L, M, N : arrays, shapes broadcasting to one shape S
+        Unit direction cosines of the incident rays.
+    nx, ny, nz : arrays broadcastable to shape S
+        Unit surface normals at the intersections (either sign).
+    mu : float or array broadcastable to shape S
+        n_before / n_after, the indices at the rays' wavelengths.
+    cos_i : array broadcastable to shape S, optional
+        d · n, when the caller has it already.
+
+    Returns
+    -------
+    L, M, N : arrays, shape S
+        Unit direction cosines of the refracted rays.
+    transmitted : bool array, shape S
+        False where the ray is totally internally reflected.
     """
     if cos_i is None:
         cos_i = L * nx + M * ny + N * nz
@@ -188,6 +206,19 @@ def refract(L, M, N, nx, ny, nz, mu, cos_i=None):
 
 
 def reflect(L, M, N, nx, ny, nz):
-    """Mirror reflection d' = d − 2 (d·n) n."""
+    """Mirror reflection d' = d − 2 (d·n) n.
+
+    Parameters
+    ----------
+    L, M, N : arrays, shapes broadcasting to one shape S
+        Unit direction cosines of the incident rays.
+    nx, ny, nz : arrays broadcastable to shape S
+        Unit surface normals at the intersections (either sign).
+
+    Returns
+    -------
+    L, M, N : arrays, shape S
+        Unit direction cosines of the reflected rays.
+    """
     g = 2.0 * (L * nx + M * ny + N * nz)
     return L - g * nx, M - g * ny, N - g * nz

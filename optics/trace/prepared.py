@@ -113,6 +113,19 @@ def prepare(system, aiming=None) -> PreparedSystem:
     An Optic that the running call has pinned (:func:`takes_system`, :func:`pinned_to`)
     gives the pinned system: everything one analysis traces shares one set of frames,
     indices and first-order data.
+
+    Parameters
+    ----------
+    system : Optic or PreparedSystem
+    aiming : {"paraxial", "real"}, optional
+        Overrides the optic's ``[aiming] mode``; None keeps it.
+
+    Returns
+    -------
+    PreparedSystem
+        ``system`` itself when it is prepared and ``aiming`` agrees, else the
+        pinned or a new system (built lazily: frames, media indices and
+        first-order data are computed on first use).
     """
     if isinstance(system, PreparedSystem):
         if aiming is None or with_aiming(system.optic, aiming) is system.optic:
@@ -182,7 +195,23 @@ def optic_of(system):
 
 
 def propagate(system, rays: Rays, *, clip=True) -> Rays:
-    """``rays`` (global, object space, any shape) at the image; ``clip`` as in surface_loop."""
+    """``rays`` (global, object space, any shape) at the image; ``clip`` as in surface_loop.
+
+    Parameters
+    ----------
+    system : Optic or PreparedSystem
+    rays : Rays
+        Rays in global coordinates in object space (e.g. from
+        :func:`launch_rays`), components of any shapes that broadcast to S.
+    clip : bool or bool array broadcastable to shape S
+        Whether clear apertures vignette the rays (per ray for an array).
+
+    Returns
+    -------
+    Rays
+        The rays at the image surface in global coordinates, each component of
+        shape S; failed and vignetted rays have ``valid`` False.
+    """
     system = prepare(system)
     arrays = [be.asarray(getattr(rays, f.name)) for f in dataclasses.fields(Rays)]
     shape = tuple(np.broadcast_shapes(*(tuple(a.shape) for a in arrays)))

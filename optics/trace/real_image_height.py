@@ -31,12 +31,12 @@ def field_parameters(system, hx, hy):
     ----------
     system : Optic or PreparedSystem
         A prepared system keeps the result for fields given as Python numbers.
-    hx, hy : float, sequence or array
+    hx, hy : float, sequence or array, shapes broadcasting to one shape S
         Normalized field coordinates, broadcast together.
 
     Returns
     -------
-    qx, qy : array
+    qx, qy : array, shape S
         Slopes tan(angle) for an object at infinity, else object heights in mm.
     """
     return prepare(system).cached_fields(hx, hy, _field_parameters)
