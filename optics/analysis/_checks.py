@@ -97,6 +97,11 @@ def require_focus(optic, what, wavelength=None):
     wavelength : float, optional
         µm; the primary wavelength by default.
 
+    Returns
+    -------
+    None
+        When the effective focal length is finite (or cannot be read).
+
     Raises
     ------
     ConfigurationError

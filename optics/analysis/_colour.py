@@ -102,7 +102,8 @@ def chromatic_focal_shift(
     start, stop : float, optional
         µm.
     points : int
-        Number of wavelengths W when ``wavelengths`` is not given (at least 2).
+        Number of wavelengths W when ``wavelengths`` is not given: 2 to
+        ``optics.limits.MAX_WAVELENGTHS``.
 
     Returns
     -------
@@ -110,6 +111,12 @@ def chromatic_focal_shift(
         ``wavelengths`` (list of W floats, µm), ``primary`` (µm) and ``shift``:
         an array of shape (W,) in mm, positive along the light (also behind a
         mirror), 0 at the primary wavelength.
+
+    Raises
+    ------
+    ConfigurationError
+        Bad ``start``, ``stop`` or ``points``, or an afocal system with the object at
+        infinity (:func:`optics.analysis.require_focus`).
     """
     if wavelengths is None:
         values = optic.wavelengths.values

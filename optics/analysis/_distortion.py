@@ -170,7 +170,7 @@ def grid_distortion(optic, points=11, wavelength=None, reference="f-tan") -> Gri
     ----------
     optic : Optic or PreparedSystem
     points : int
-        Grid points per side, n (at least 2).
+        Grid points per side, n: 2 to ``optics.limits.MAX_FIELDS``.
     wavelength : float, optional
         µm; the primary wavelength by default.
     reference : {"f-tan", "f-theta"}

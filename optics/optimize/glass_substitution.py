@@ -150,7 +150,13 @@ def substitute_glasses(
     Raises
     ------
     ConfigurationError
-        A surface that is not a lens surface or has no glass after it.
+        A negative or infinite ``radius``, a ``limit`` below 1, or a surface that
+        is not a lens surface or has no glass after it.
+
+    Warns
+    -----
+    OptimizationWarning
+        For a surface with no other candidate glass (its glass is kept).
     """
     if isinstance(radius, bool) or not isinstance(radius, numbers.Real) or not radius >= 0:
         raise ConfigurationError(
