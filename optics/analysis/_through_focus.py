@@ -99,7 +99,7 @@ def best_focus(defocus, tangential, sagittal, field_weights=None):
     Parameters
     ----------
     defocus : array, shape (D,)
-        Image-plane shifts in mm, in increasing order.
+        Image-plane shifts in mm, evenly spaced.
     tangential, sagittal : arrays, shape (D, F)
         MTF (0 to 1) at each defocus and field; NaN entries do not count.
     field_weights : sequence of F floats, optional
