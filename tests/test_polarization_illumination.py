@@ -113,6 +113,14 @@ def test_the_table_round_trips_through_toml_and_json(tmp_path):
     assert optic_to_dict(unpolarized)["polarization"] == {"enabled": True}
 
 
+def test_the_setting_survives_an_environment():
+    data = _plate_data({"enabled": True, "input": "x"})
+    data["environment"] = {"temperature": 40.0}
+    optic = optic_from_dict(data)
+    assert optic.polarization == PolarizationSetting(True, "x")
+    assert optic_to_dict(optic)["polarization"] == {"enabled": True, "input": "x"}
+
+
 @pytest.mark.parametrize(
     "table, message",
     [
