@@ -61,12 +61,11 @@ def _ri(optic, **keys):
 
 
 def test_transmission_scales_illumination_by_the_fresnel_factor(backend):
-    coated = False
     optic = optic_from_dict(_plate_data())
     geometric = _ri(optic)
     weighted = _ri(optic, transmission=True)
     expected = [
-        _fresnel_factor(h, "unpolarized", coated) / _fresnel_factor(0.0, "unpolarized", coated)
+        _fresnel_factor(h, "unpolarized", False) / _fresnel_factor(0.0, "unpolarized", False)
         for h in FIELDS
     ]
     eps = float(be.machine_eps(be.asarray(1.0)))
@@ -93,7 +92,9 @@ def test_the_lens_file_switch_is_the_default_of_the_keyword(state):
     optic = optic_from_dict(_plate_data({"enabled": True, "input": state}))
     assert optic.polarization == PolarizationSetting(True, state)
     geometric = _ri(optic, transmission=False)
-    expected = [_fresnel_factor(h, state, False) / _fresnel_factor(0.0, state, False) for h in FIELDS]
+    expected = [
+        _fresnel_factor(h, state, False) / _fresnel_factor(0.0, state, False) for h in FIELDS
+    ]
     np.testing.assert_allclose(_ri(optic) / geometric, expected, rtol=1e-13)
     # Switched off in the file: geometry alone unless asked.
     off = optic_from_dict(_plate_data({"enabled": False, "input": state}))

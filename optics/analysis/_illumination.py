@@ -124,7 +124,8 @@ def illumination_ratio(system, fields, wavelength, rings=8, angles=48, transmiss
     L, M = be.reshape(rays.L, shape), be.reshape(rays.M, shape)
     ok = be.astype(be.reshape(rays.valid, shape), L.dtype)
     if transmission is not None:
-        ok = ok * be.reshape(_transmittance(system, h, px, py, float(wavelength), transmission), shape)
+        weights = _transmittance(system, h, px, py, float(wavelength), transmission)
+        ok = ok * be.reshape(weights, shape)
 
     def corners(x):
         return x[:, :-1, :-1], x[:, :-1, 1:], x[:, 1:, 1:], x[:, 1:, :-1]

@@ -37,7 +37,9 @@ def polarization_from_table(table, where) -> PolarizationSetting:
     check_keys(table, POLARIZATION_KEYS, where)
     enabled = table.get("enabled", False)
     if not isinstance(enabled, bool):
-        raise LensFileError(f"{where}: key 'enabled' must be true or false, not {describe(enabled)}")
+        raise LensFileError(
+            f"{where}: key 'enabled' must be true or false, not {describe(enabled)}"
+        )
     state = table.get("input", "unpolarized")
     if state not in POLARIZATION_INPUTS:
         raise LensFileError(

@@ -31,7 +31,12 @@ POLARIZATIONS = {"unpolarized": None, "x": (1.0, 0.0), "y": (0.0, 1.0)}
 
 
 def transmission(
-    ctx, fields=None, wavelengths=None, field_weights=None, wavelength_weights=None, samples=11,
+    ctx,
+    fields=None,
+    wavelengths=None,
+    field_weights=None,
+    wavelength_weights=None,
+    samples=11,
     polarization="unpolarized",
 ):
     """Weighted mean power transmittance (0 .. 1) over the pupil, fields and wavelengths.
@@ -59,7 +64,8 @@ def transmission(
             f"operand 'transmission': key 'polarization' must be one of "
             f"{', '.join(POLARIZATIONS)}, not {polarization!r}"
         )
-    samples = check_size(samples, MAX_PUPIL_SAMPLES, "operand 'transmission' key 'samples'", lowest=2)
+    what = "operand 'transmission' key 'samples'"
+    samples = check_size(samples, MAX_PUPIL_SAMPLES, what, lowest=2)
     f_index = range(len(ctx.optic.fields.values)) if fields is None else fields
     w_index = range(len(ctx.optic.wavelengths.values)) if wavelengths is None else wavelengths
     points = [ctx.field(i) for i in f_index]
