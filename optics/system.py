@@ -15,6 +15,7 @@ FIELD_TYPES = ("angle", "object_height", "paraxial_image_height", "real_image_he
 #: Field types of a telecentric object space: each names one object point (an axial chief ray).
 TELECENTRIC_FIELD_TYPES = ("object_height", "paraxial_image_height", "real_image_height")
 AIMING_MODES = ("paraxial", "real")
+POLARIZATION_INPUTS = ("unpolarized", "x", "y")
 
 
 def _weight_values(weights, count) -> list:
@@ -90,6 +91,31 @@ class Wavelengths:
         return self.values[self.primary]
 
 
+@dataclass
+class PolarizationSetting:
+    """The lens file's ``[polarization]`` table: whether analyses include the transmission.
+
+    ``enabled``: :func:`optics.analysis.relative_illumination` weights its rays by their
+    polarization ray-tracing transmittance (docs/polarization.md) unless told otherwise;
+    ``input``: the light's state, one of POLARIZATION_INPUTS (x, y: the entrance
+    double-pole basis).
+    """
+
+    enabled: bool = False
+    input: str = "unpolarized"
+
+    def __post_init__(self):
+        if not isinstance(self.enabled, bool):
+            raise ConfigurationError(
+                f"[polarization] key 'enabled' must be true or false, not {self.enabled!r}"
+            )
+        if self.input not in POLARIZATION_INPUTS:
+            raise ConfigurationError(
+                f"[polarization] key 'input' must be one of {', '.join(POLARIZATION_INPUTS)}, "
+                f"not {self.input!r}"
+            )
+
+
 @dataclass(eq=False)
 class Optic(NotebookView):
     """A sequential optical system.
@@ -116,6 +142,8 @@ class Optic(NotebookView):
     configurations: object = None
     # optics.optimize.solves.Solve per solved or picked-up parameter (optics.optimize.apply_solves)
     solves: list = field(default_factory=list)
+    # PolarizationSetting (the lens file's [polarization] table) or None: polarization off
+    polarization: PolarizationSetting | None = None
 
     def __post_init__(self):
         self.validate()

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend as be
+from ..errors import ConfigurationError
 from ..limits import MAX_PUPIL_SAMPLES, MAX_RINGS, check_size
 from ..trace import prepare, trace_rays
 from ._checks import require_focus
@@ -91,7 +92,7 @@ def _real(values):
 
 
 @takes_system
-def illumination_ratio(system, fields, wavelength, rings=8, angles=48):
+def illumination_ratio(system, fields, wavelength, rings=8, angles=48, transmission=None):
     """RI of normalized fields (0, h) at one wavelength, relative to the first field.
 
     Parameters
@@ -103,6 +104,10 @@ def illumination_ratio(system, fields, wavelength, rings=8, angles=48):
         µm.
     rings, angles : int
         Polar pupil cells (their corners are traced: (rings+1)·(angles+1) rays per field).
+    transmission : {None, "unpolarized", "x", "y"}
+        None: geometry alone.  Otherwise each corner ray counts with its power
+        transmittance for that input state (:func:`optics.polarization.transmission`:
+        Fresnel losses, coatings, absorption).
 
     Returns
     -------
@@ -120,6 +125,9 @@ def illumination_ratio(system, fields, wavelength, rings=8, angles=48):
     shape = (-1, int(rings) + 1, int(angles) + 1)
     L, M = be.reshape(rays.L, shape), be.reshape(rays.M, shape)
     ok = be.astype(be.reshape(rays.valid, shape), L.dtype)
+    if transmission is not None:
+        weights = _transmittance(system, h, px, py, float(wavelength), transmission)
+        ok = ok * be.reshape(weights, shape)
 
     def corners(x):
         return x[:, :-1, :-1], x[:, :-1, 1:], x[:, 1:, 1:], x[:, 1:, :-1]
@@ -136,6 +144,31 @@ def illumination_ratio(system, fields, wavelength, rings=8, angles=48):
         be.where(finite, 0.5 * be.abs(be.where(finite, cross, 0.0)) * weight, 0.0), axis=(1, 2)
     )
     return area / area[0]
+
+
+def _transmittance(system, h, px, py, wavelength, state):
+    """Power transmittance of the rays (0, h) x (px, py) for input ``state``, shape (K, P)."""
+    # A function-level import: optics.polarization's package imports optics.analysis.
+    from ..polarization.jones import transmission
+    from ..polarization.trace import polarization_trace
+
+    jones = {"unpolarized": None, "x": (1.0, 0.0), "y": (0.0, 1.0)}[state]
+    traced = polarization_trace(system, (0.0 * h, h), (px[None, :], py[None, :]), wavelength)
+    return transmission(traced, jones)
+
+
+def _transmission_state(optic, transmission):
+    """The input state relative illumination weights by (None: no transmission)."""
+    setting = getattr(optic, "polarization", None)
+    if transmission is None:
+        transmission = setting is not None and setting.enabled
+    if not isinstance(transmission, bool):
+        raise ConfigurationError(
+            f"relative_illumination: transmission must be True, False or None, not {transmission!r}"
+        )
+    if not transmission:
+        return None
+    return "unpolarized" if setting is None else setting.input
 
 
 @takes_system
@@ -173,7 +206,14 @@ def vignetting_fraction(system, fields, wavelength, samples=48):
 
 @takes_system
 def relative_illumination(
-    system, fields=None, wavelengths=None, points=11, rings=32, angles=192, samples=100
+    system,
+    fields=None,
+    wavelengths=None,
+    points=11,
+    rings=32,
+    angles=192,
+    samples=100,
+    transmission=None,
 ) -> IlluminationResult:
     """Relative illumination and vignetting of the real aimed rays versus field.
 
@@ -192,6 +232,11 @@ def relative_illumination(
         the pupil, whose rim the cells resolve only to their size).
     samples : int
         Pupil grid side of the vignetting fraction (100: ~7850 rays, ~1e-3).
+    transmission : bool, optional
+        Weight every ray by its polarization ray-tracing power transmittance
+        (docs/polarization.md), for the input state of the lens's ``[polarization]``
+        table (unpolarized without one); RI stays the ratio to the on-axis value with its
+        own transmission.  Default: the table's ``enabled`` (False without one).
 
     Returns
     -------
@@ -212,9 +257,10 @@ def relative_illumination(
     fields = normalized_fields(points) if fields is None else [float(f) for f in fields]
     wavelengths = list(optic.wavelengths.values) if wavelengths is None else list(wavelengths)
     traced = [0.0, *fields]  # the on-axis reference first
+    state = _transmission_state(optic, transmission)
     ratios, lost = [], []
     for wavelength in wavelengths:
-        ratios.append(illumination_ratio(system, traced, wavelength, rings, angles)[1:])
+        ratios.append(illumination_ratio(system, traced, wavelength, rings, angles, state)[1:])
         lost.append(vignetting_fraction(system, fields, wavelength, samples))
     top = float(optic.fields.max_magnitude)
     return IlluminationResult(

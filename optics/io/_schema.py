@@ -29,6 +29,7 @@ from ..system import (
 )
 from ..thermal import with_environment
 from ._environment import check_surfaces, environment_from_table
+from ._polarization import polarization_from_table
 from ._solve_tables import solves_of
 from ._values import (
     REQUIRED,
@@ -57,6 +58,7 @@ TOP_LEVEL_KEYS = (
     "configurations",
     "coatings",
     "catalogs",
+    "polarization",
 )
 APERTURE_KEYS = ("type", "value")
 FIELD_KEYS = ("type", "values", "object_telecentric", "weights")
@@ -141,6 +143,9 @@ def optic_from_dict(data, source: str = "<dict>", *, solve: bool = True) -> Opti
     if environment is not None:
         environment = environment_from_table(environment, f"{source}: [environment]")
         check_surfaces(environment, len(surfaces), f"{source}: [environment]")
+    polarization = data.get("polarization")
+    if polarization is not None:
+        polarization = polarization_from_table(polarization, f"{source}: [polarization]")
     solves = solves_of(data["surfaces"], source)
     try:
         optic = Optic(
@@ -153,6 +158,7 @@ def optic_from_dict(data, source: str = "<dict>", *, solve: bool = True) -> Opti
             aiming=aiming,
             tolerance=tolerance,
             solves=solves,
+            polarization=polarization,
         )
         check_solves(optic, solves, f"{source}: ")
         if solve:

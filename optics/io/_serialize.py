@@ -18,6 +18,7 @@ from .. import backend as be
 from ..coatings import coatings_to_table
 from ..errors import OpticsError
 from ._environment import environment_to_table
+from ._polarization import polarization_to_table
 from ._schema import DEFAULT_SURFACE_TYPE
 
 
@@ -69,6 +70,8 @@ def optic_to_dict(optic) -> dict:
         data["tolerance"] = plain_tree(copy.deepcopy(optic.tolerance))
     if getattr(optic, "environment", None) is not None:
         data["environment"] = environment_to_table(optic.environment)
+    if getattr(optic, "polarization", None) is not None:
+        data["polarization"] = polarization_to_table(optic.polarization)
     if getattr(optic, "configurations", None) is not None:
         from ._configurations import configurations_to_table
 

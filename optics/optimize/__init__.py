@@ -25,6 +25,7 @@ from .. import backend as _be
 from . import (
     operands_beams,  # noqa: F401 - registers the fibre_coupling operand
     operands_focus,  # noqa: F401 - registers the through_focus_mtf operand
+    operands_polarization,  # noqa: F401 - registers the transmission operand
     operands_thermal,  # noqa: F401 - registers the thermal_focus_shift operand
 )
 from .constraints import Constraint

@@ -233,6 +233,7 @@ def _rebuild(optic, environment, thickness_scale, surface_scale, where):
         aiming=optic.aiming,
         tolerance=copy.deepcopy(optic.tolerance),
         environment=environment,
+        polarization=copy.copy(optic.polarization),
     )
 
 
