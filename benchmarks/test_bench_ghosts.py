@@ -14,13 +14,12 @@ from __future__ import annotations
 import time
 
 import pytest
+from conftest import QUICK
 
 from optics import backend as be
 from optics.ghosts import ghost_pairs, ghost_rays, ghosts
 from optics.io import load
 from optics.trace import propagate
-
-from conftest import QUICK
 
 RINGS = 2 if QUICK else 6
 

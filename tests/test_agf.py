@@ -98,7 +98,8 @@ def agf_text(cases=CASES):
             "GC written by hand",
             "ED 7.1 8.3 2.51 -0.0009 0",
             # ten values, as the vendors write them: unused coefficients are zeros
-            "CD " + " ".join(f"{c:.12E}" for c in [*coefficients, *[0.0] * (10 - len(coefficients))]),
+            "CD "
+            + " ".join(f"{c:.12E}" for c in [*coefficients, *[0.0] * (10 - len(coefficients))]),
             "TD 1.86E-06 1.31E-08 -1.37E-11 4.34E-07 6.27E-10 1.7E-01 2.0E+01",
             "OD 1.0 1.0 0.0 1.0 2.3 2.3",
             "LD 0.3 2.5",
@@ -184,15 +185,28 @@ def test_the_environment_variable_adds_catalogs(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("NM X 14 0 1.5 60 0 0\nCD 1 2 0 0 0 0\n", r"line 1: glass 'X': dispersion formula 14 is not one"),
+        (
+            "NM X 14 0 1.5 60 0 0\nCD 1 2 0 0 0 0\n",
+            r"line 1: glass 'X': dispersion formula 14 is not one",
+        ),
         ("CC c\nNM X 2 0 1.5 60 0 0\nTD 1 2\n", r"line 2: glass 'X' has no CD"),
         ("NM X 2 0 1.5 60 0 0\nCD 1 a 3 0 0 0\n", r"line 2: glass 'X': CD values must be numbers"),
-        ("NM X 2 0 1.5 60 0 0\nCD 1 2 0 0 0 0\nLD 2 1\n", r"line 3: glass 'X': LD wavelength range"),
-        ("NM X 2 0 1.5 60 0 0\nCD 1 0.006 0.2\n", r"line 2: glass 'X': CD has 3 value\(s\); formula 2 "),
-        ("NM X 2 0 1.5 60 0 0\nCD\n", r"line 2: glass 'X': CD has 0 value\(s\)"),
-        ("NM X 1 0 1.5 60 0 0\nCD -2 0 0 0 0 0\n", r"line 2: glass 'X': the CD coefficients give no real"),
         (
-            "NM X 1 0 1.5 60 0 0\nCD 2.2 0 0 0 0 0\nNM Y 1 0 1.5 60 0 0\nCD 1 -1 0 0 0 0\nLD 0.3 2.5\n",
+            "NM X 2 0 1.5 60 0 0\nCD 1 2 0 0 0 0\nLD 2 1\n",
+            r"line 3: glass 'X': LD wavelength range",
+        ),
+        (
+            "NM X 2 0 1.5 60 0 0\nCD 1 0.006 0.2\n",
+            r"line 2: glass 'X': CD has 3 value\(s\); formula 2 ",
+        ),
+        ("NM X 2 0 1.5 60 0 0\nCD\n", r"line 2: glass 'X': CD has 0 value\(s\)"),
+        (
+            "NM X 1 0 1.5 60 0 0\nCD -2 0 0 0 0 0\n",
+            r"line 2: glass 'X': the CD coefficients give no real",
+        ),
+        (
+            "NM X 1 0 1.5 60 0 0\nCD 2.2 0 0 0 0 0\n"
+            "NM Y 1 0 1.5 60 0 0\nCD 1 -1 0 0 0 0\nLD 0.3 2.5\n",
             r"line 4: glass 'Y': the CD coefficients give no real index \(n² <= 0\) at 1.014 µm",
         ),
         ("NM X 2 0\n", r"line 1: NM needs a name, formula"),
@@ -245,5 +259,7 @@ def test_a_lens_traced_where_its_glass_gives_no_real_index_is_refused_when_loade
     from optics.errors import LensFileError
     from optics.io import load
 
-    with pytest.raises(LensFileError, match=r"lens\.toml: surface 1: material 'SHORT' has no real index at 4 µm"):
+    with pytest.raises(
+        LensFileError, match=r"lens\.toml: surface 1: material 'SHORT' has no real index at 4 µm"
+    ):
         load(lens)

@@ -85,13 +85,17 @@ def test_nikon_wraps_its_records_and_every_glass_is_read_whole():
 
 def _kraken_reader(folder):
     """KrakenOS's load_Catalog, from its file (the package's __init__ needs pyvista)."""
-    spec = importlib.util.spec_from_file_location("kraken_system_tools", folder.parent / "SystemTools.py")
+    spec = importlib.util.spec_from_file_location(
+        "kraken_system_tools", folder.parent / "SystemTools.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.load_Catalog
 
 
-@pytest.mark.parametrize("file_name", ["SCHOTT.AGF", "ohara.agf", "hoya.agf", "cdgm.agf", "sumita.agf"])
+@pytest.mark.parametrize(
+    "file_name", ["SCHOTT.AGF", "ohara.agf", "hoya.agf", "cdgm.agf", "sumita.agf"]
+)
 def test_a_second_reader_reads_the_same_coefficients(file_name, capsys):
     folder = _catalog_folder()
     path = folder / file_name

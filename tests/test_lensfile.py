@@ -212,7 +212,16 @@ def test_a_missing_file_that_is_no_sample_lists_the_samples(tmp_path):
 def test_cooke_sample_uses_catalog_glasses_of_the_issue():
     optic = load("cooke_triplet")
     specs = [s.material.to_spec() for s in optic.surfaces]
-    assert specs == ["air", "SK16", "air", {"name": "F2", "catalog": "schott"}, "air", "SK16", "air", "air"]
+    assert specs == [
+        "air",
+        "SK16",
+        "air",
+        {"name": "F2", "catalog": "schott"},
+        "air",
+        "SK16",
+        "air",
+        "air",
+    ]
     assert optic.stop_index == 4 and optic.wavelengths.primary_value == 0.55
 
 

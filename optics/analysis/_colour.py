@@ -19,10 +19,10 @@ from .._paraxial import basis_rays
 from ..errors import ConfigurationError
 from ..limits import MAX_WAVELENGTHS, check_size
 from ..trace import trace_rays
+from ..trace.prepared import takes_system
 from ._checks import require_focus
 from ._field_curvature import normalized_fields
 from .spot import in_image_frame
-from ..trace.prepared import takes_system
 
 __all__ = [
     "FocalShiftResult",

@@ -24,10 +24,10 @@ from .._paraxial import basis_rays
 from ..errors import ConfigurationError
 from ..limits import MAX_FIELDS, check_size
 from ..trace import prepare, trace_rays
+from ..trace.prepared import takes_system
 from ..trace.real_image_height import field_parameters
 from ._field_curvature import normalized_fields
 from .spot import in_image_frame
-from ..trace.prepared import takes_system
 
 __all__ = ["REFERENCES", "DistortionResult", "GridDistortion", "distortion", "grid_distortion"]
 

@@ -22,9 +22,9 @@ import numpy as np
 from .. import backend as be
 from ..limits import MAX_PUPIL_SAMPLES, check_size
 from ..trace import prepare, trace_bundle
+from ..trace.prepared import takes_system
 from ._opd import bundle_opd
 from .spot import in_image_frame
-from ..trace.prepared import takes_system
 
 __all__ = ["FanResult", "fans"]
 

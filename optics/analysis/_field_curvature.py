@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from .. import backend as be
 from ..limits import MAX_FIELDS, check_size
 from ..trace import trace_rays
+from ..trace.prepared import takes_system
 from ._checks import require_focus
 from .spot import in_image_frame
-from ..trace.prepared import takes_system
 
 __all__ = ["PARABASAL_OFFSET", "FieldCurvatureResult", "field_curvature", "normalized_fields"]
 

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from .. import backend as be
 from ..sampling import gauss_pupil
 from ..trace import trace_bundle
+from ..trace.prepared import takes_system
 from ._checks import check_field, check_sizes, require_focus, wavelength_of
 from ._opd import exit_pupil_z, image_index_of_refraction
-from ..trace.prepared import takes_system
 
 __all__ = ["HuygensResult", "huygens_psf"]
 

@@ -32,10 +32,10 @@ from .. import backend as be
 from ..errors import ConfigurationError
 from ..limits import MAX_PUPIL_SAMPLES, MAX_RINGS, check_size
 from ..trace import prepare, trace_rays
+from ..trace.prepared import takes_system
 from ._checks import require_focus
 from ._field_curvature import normalized_fields
 from .spot import in_image_frame
-from ..trace.prepared import takes_system
 
 __all__ = [
     "IlluminationResult",

@@ -8,9 +8,9 @@ the converged, polychromatic computation in
 
 from __future__ import annotations
 
+from ..trace.prepared import takes_system
 from ._mtf_converged import converged_mtf
 from ._mtf_core import MTFResult, diffraction_limit, geometric_mtf, interpolate_lags, mtf_from_psf
-from ..trace.prepared import takes_system
 
 __all__ = [
     "MTFResult",

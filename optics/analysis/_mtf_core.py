@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from .. import backend as be
 from .._notebook import NotebookView
+from ..trace.prepared import takes_system
 from ._checks import (
     check_field,
     check_frequencies,
@@ -32,7 +33,6 @@ from ._checks import (
 from ._opd import sample_wavefront
 from ._wavefront import pupil_samples
 from .spot import in_image_frame
-from ..trace.prepared import takes_system
 
 __all__ = [
     "MTFResult",

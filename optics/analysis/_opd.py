@@ -22,8 +22,7 @@ from .. import backend as be
 from ..frames import vertex_z
 from ..surfaces import media
 from ..trace import trace_bundle, trace_rays
-from ..trace.prepared import optic_of
-from ..trace.prepared import takes_system
+from ..trace.prepared import optic_of, takes_system
 
 __all__ = [
     "bundle_opd",

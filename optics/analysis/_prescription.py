@@ -16,8 +16,7 @@ import math
 
 from .. import backend as be
 from ..materials import Abbe, CatalogGlass, ConstantIndex, Material, material_source
-from ..trace.prepared import optic_of
-from ..trace.prepared import takes_system
+from ..trace.prepared import optic_of, takes_system
 
 __all__ = ["prescription", "prescription_text"]
 

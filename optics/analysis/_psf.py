@@ -7,6 +7,7 @@ converged, polychromatic computation in :mod:`optics.analysis._psf_converged`.
 
 from __future__ import annotations
 
+from ..trace.prepared import takes_system
 from ._psf_converged import converged_psf
 from ._psf_core import (
     ALIASING_STEP_WAVES,
@@ -22,7 +23,6 @@ from ._psf_core import (
     pupil_grid,
     sample_pupil,
 )
-from ..trace.prepared import takes_system
 
 __all__ = [
     "ALIASING_STEP_WAVES",

@@ -24,13 +24,13 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import ConfigurationError
+from ..trace.prepared import takes_system
 from ._checks import check_defocus, check_field, check_frequencies, check_sizes, require_focus
 from ._converge import MTF_TOLERANCE, converge
 from ._mtf_converged import _figures, converged_mtf, mtf_of_pupils
 from ._psf_converged import spectrum
 from ._psf_core import choose_samples, fast_size, mtf_start
 from ._pupil_set import every_other, pupil_functions, trace_pupils
-from ..trace.prepared import takes_system
 
 __all__ = ["ThroughFocusResult", "best_focus", "mtf_vs_field", "through_focus_mtf"]
 

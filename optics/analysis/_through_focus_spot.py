@@ -42,11 +42,10 @@ import numpy as np
 from .. import backend as be
 from ..errors import ConfigurationError
 from ..trace import trace_bundle
-from ..trace.prepared import optic_of
+from ..trace.prepared import optic_of, takes_system
 from ._checks import check_defocus, check_field, check_sizes, require_focus, wavelength_of
 from ._converge import ConvergenceWarning
 from .spot import in_image_frame
-from ..trace.prepared import takes_system
 
 __all__ = ["SPOT_TOLERANCE", "ThroughFocusSpotResult", "spot_focus_terms", "through_focus_spot"]
 

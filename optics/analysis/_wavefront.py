@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from .. import backend as be
 from .._notebook import NotebookView
 from ..sampling import gauss_pupil
+from ..trace.prepared import takes_system
 from ._opd import sample_wavefront
 from ._zernike_fit import FitBasis, ZernikeFit, fit_basis, zernike_fit
-from ..trace.prepared import takes_system
 
 __all__ = ["WavefrontResult", "pupil_samples", "wavefront", "wavefront_statistics"]
 

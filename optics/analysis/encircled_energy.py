@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 from .. import backend as be
 from ..errors import ConfigurationError
+from ..trace.prepared import takes_system
 from ._opd import sample_wavefront
 from ._psf_core import PSFResult
 from ._wavefront import pupil_samples
 from .spot import in_image_frame
-from ..trace.prepared import takes_system
 
 __all__ = ["EnergyResult", "psf_encircled_energy", "geometric_encircled_energy"]
 

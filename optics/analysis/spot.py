@@ -20,9 +20,8 @@ from .. import backend as be
 from .._notebook import NotebookView
 from ..sampling import fan
 from ..trace import iter_bundle, trace_bundle
-from ..trace.prepared import optic_of
+from ..trace.prepared import frames_of, optic_of, takes_system
 from ._spot_stream import SpotAccumulator
-from ..trace.prepared import frames_of, takes_system
 
 
 @dataclass(frozen=True, repr=False)

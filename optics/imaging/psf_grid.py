@@ -34,8 +34,8 @@ from ..analysis._psf import (
     sample_pupil,
 )
 from ..errors import ConfigurationError
-from ._arrays import real
 from ..trace.prepared import takes_system
+from ._arrays import real
 
 __all__ = ["PSFGrid", "grid_axis", "grid_fields", "psf_grid", "pixel_kernels"]
 

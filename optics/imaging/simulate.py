@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import ConfigurationError
+from ..trace.prepared import pinned_to, takes_system
 from ._arrays import real
 from .convolve import convolve_varying
 from .psf_grid import grid_axis, grid_fields, psf_grid
@@ -34,7 +35,6 @@ from .scene import Scene, lens_half_diagonal, place_scene, scene_half_diagonal, 
 from .sensor import Sensor, apply_sensor, spectral_samples
 from .tiles import render_tiled
 from .warp import bilinear_sample, radial_map
-from ..trace.prepared import pinned_to, takes_system
 
 __all__ = ["SimulationResult", "simulate_image"]
 

@@ -24,8 +24,8 @@ from .. import backend as be
 from ..analysis._illumination import illumination_ratio as relative_illumination
 from ..errors import SolveError
 from ..trace import trace_rays
-from ._arrays import real
 from ..trace.prepared import takes_system
+from ._arrays import real
 
 __all__ = [
     "RadialMap",

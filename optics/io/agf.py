@@ -14,7 +14,8 @@ Formats")::
 Read here: NM, CD, TD, LD, the first value of ED (α −30/+70 °C, 1e-6/K) and GC (the
 glass comment); the others are skipped.  A record's values may continue on the
 following lines, which then start with a number instead of a mnemonic (vendor files
-such as Nikon's write CD and TD so): those values belong to the record above.  :func:`read_agf` gives an :class:`AgfCatalog`, whose glasses give
+such as Nikon's write CD and TD so): those values belong to the record above.
+:func:`read_agf` gives an :class:`AgfCatalog`, whose glasses give
 :class:`optics._glass_catalog.Dispersion` data through
 :meth:`AgfGlass.dispersion`.  The formulas are the 13 of OpticStudio
 (:data:`optics._dispersion_formulas.AGF_FORMULA_NAMES`); formula numbers
@@ -56,7 +57,21 @@ __all__ = [
 ENVIRONMENT_VARIABLE = "OPTICS_GLASS_CATALOGS"
 """AGF files to search before the built-in catalogs: paths separated by ``os.pathsep``."""
 
-COEFFICIENT_COUNTS = {1: 6, 2: 6, 3: 6, 4: 5, 5: 3, 6: 8, 7: 4, 8: 4, 9: 5, 10: 8, 11: 10, 12: 8, 13: 9}
+COEFFICIENT_COUNTS = {
+    1: 6,
+    2: 6,
+    3: 6,
+    4: 5,
+    5: 3,
+    6: 8,
+    7: 4,
+    8: 4,
+    9: 5,
+    10: 8,
+    11: 10,
+    12: 8,
+    13: 9,
+}
 """AGF formula number -> how many ``CD`` values its formula reads (OpticStudio's list)."""
 
 CHECK_WAVELENGTHS = (0.365, 0.4861327, 0.5875618, 0.6562725, 1.014, 2.0)
@@ -203,7 +218,10 @@ def parse_agf(text: str, source: str = "<agf>", name: str = "agf") -> AgfCatalog
         if record is not None and _is_number(words[0]):
             if last in ("CD", "TD", "LD"):  # a continuation line of that record
                 values, first = record[last]
-                record[last] = (values + _numbers(words, source, number, record["name"], last), first)
+                record[last] = (
+                    values + _numbers(words, source, number, record["name"], last),
+                    first,
+                )
             continue
         last = key
         if key == "CC" and not catalog.glasses and record is None:

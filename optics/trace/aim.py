@@ -24,8 +24,7 @@ from ..solvers import (
 )
 from ._aim_solve import AimProblem, solve
 from .launch import launch_rays
-from .prepared import frames_of, trace_to_surface
-from .prepared import aiming_mode
+from .prepared import aiming_mode, frames_of, trace_to_surface
 
 #: Newton steps allowed per aim stage.
 MAX_ITERATIONS = 30
