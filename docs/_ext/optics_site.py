@@ -34,7 +34,20 @@ DOCS = Path(__file__).resolve().parents[1]
 ROOT = DOCS.parent
 GENERATED = DOCS / "_generated"
 #: The packages whose ``__all__`` is the public API (as tests/test_public_api.py).
-PUBLIC_PACKAGES = ("optics", "optics.analysis", "optics.trace", "optics.optimize")
+PUBLIC_PACKAGES = (
+    "optics",
+    "optics.analysis",
+    "optics.trace",
+    "optics.optimize",
+    "optics.imaging",
+    "optics.tolerance",
+    "optics.thermal",
+    "optics.coatings",
+    "optics.polarization",
+    "optics.ghosts",
+    "optics.beams",
+    "optics.io",
+)
 EXAMPLE_TIMEOUT_S = 120
 
 
