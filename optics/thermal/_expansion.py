@@ -71,7 +71,7 @@ def gap_expansions(optic, environment=None, *, warn=True) -> list:
     list of float
         One α (1/K) per surface, object to image: the environment's ``cte`` for a surface
         it lists, else the glass's α for a gap filled with glass, the ``mount_cte`` for an
-        air gap; 0 for the object gap and the image surface.
+        air (or mirror) gap; 0 for the object gap and the image surface.
     """
     environment = environment or environment_of(optic)
     alphas = [0.0]
