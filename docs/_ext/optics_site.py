@@ -3,9 +3,9 @@
 Both are generated into ``docs/_generated/`` (git-ignored) when the configuration is read
 (before autosummary writes its stub pages):
 
-- ``api/``: one autosummary table per public package (``optics``, ``optics.analysis``,
-  ``optics.trace``, ``optics.optimize``), listing every name of its ``__all__``; autosummary
-  then writes one page per name from its docstring (numpydoc renders the sections).
+- ``api/``: one autosummary table per public package (``PUBLIC_PACKAGES``: ``optics`` and
+  its public subpackages), listing every name of its ``__all__``; autosummary then writes
+  one page per name from its docstring (numpydoc renders the sections).
 - ``gallery/``: every ``examples/*.py`` script is run in a folder of its own (headless
   matplotlib, this tree's ``optics``); its page holds the script's docstring, the PNG
   files it wrote and its source.  A script that fails fails the build.
@@ -34,7 +34,20 @@ DOCS = Path(__file__).resolve().parents[1]
 ROOT = DOCS.parent
 GENERATED = DOCS / "_generated"
 #: The packages whose ``__all__`` is the public API (as tests/test_public_api.py).
-PUBLIC_PACKAGES = ("optics", "optics.analysis", "optics.trace", "optics.optimize")
+PUBLIC_PACKAGES = (
+    "optics",
+    "optics.analysis",
+    "optics.trace",
+    "optics.optimize",
+    "optics.imaging",
+    "optics.tolerance",
+    "optics.thermal",
+    "optics.coatings",
+    "optics.polarization",
+    "optics.ghosts",
+    "optics.beams",
+    "optics.io",
+)
 EXAMPLE_TIMEOUT_S = 120
 
 

@@ -19,13 +19,40 @@ from ..errors import ConfigurationError
 
 
 def frequencies(count: int, pitch):
-    """DFT-ordered spatial frequencies (1/mm) of ``count`` samples ``pitch`` mm apart."""
+    """DFT-ordered spatial frequencies (1/mm) of ``count`` samples ``pitch`` mm apart.
+
+    Parameters
+    ----------
+    count : int
+        Number of samples N.
+    pitch : float
+        Sample spacing in mm.
+
+    Returns
+    -------
+    array, shape (N,)
+        k / (N · pitch) for k = 0 .. (N + 1) // 2 − 1, then the negative frequencies
+        (k − N) / (N · pitch), in 1/mm (the order of ``fft``).
+    """
     k = be.arange(count, dtype=be.float_dtype())
     return be.where(k < (count + 1) // 2, k, k - count) / (count * pitch)
 
 
 def coordinates(count: int, pitch):
-    """Sample positions (mm) centred on index count // 2: (k − count // 2) · pitch."""
+    """Sample positions (mm) centred on index count // 2: (k − count // 2) · pitch.
+
+    Parameters
+    ----------
+    count : int
+        Number of samples N.
+    pitch : float
+        Sample spacing in mm.
+
+    Returns
+    -------
+    array, shape (N,)
+        Positions in mm; the sample at index N // 2 is at 0.
+    """
     return (be.arange(count, dtype=be.float_dtype()) - count // 2) * pitch
 
 

@@ -21,6 +21,19 @@ def overlap_efficiency(field, mode):
     """η = |Σ E F*|² / (Σ |E|² Σ |F|²) of two sampled fields on one grid (shape (..., N, M)).
 
     The sums are the overlap integrals on a uniform grid (the area element cancels).
+
+    Parameters
+    ----------
+    field : complex array, shape (..., N, M)
+        Samples of the field E.
+    mode : complex array, shape (..., N, M)
+        Samples of the mode F on the same grid (broadcast against ``field``).
+
+    Returns
+    -------
+    array, shape (...)
+        η in [0, 1] over the last two axes (the broadcast leading shape of the inputs;
+        0-d for two single grids).
     """
     cross = be.sum(field * _conjugate(mode), axis=(-2, -1))
     return be.fft.abs2(cross) / (
@@ -33,7 +46,25 @@ def _conjugate(z):
 
 
 def mode_parameter(mode_field_radius, wavelength) -> BeamParameter:
-    """q̂ of a fibre's fundamental mode at its face: i π w_f² / λ (w_f mm, λ µm)."""
+    """q̂ of a fibre's fundamental mode at its face: i π w_f² / λ (w_f mm, λ µm).
+
+    Parameters
+    ----------
+    mode_field_radius : float or array
+        The mode's 1/e² intensity radius w_f, mm (positive); an array of any shape S.
+    wavelength : float
+        Vacuum wavelength in µm.
+
+    Returns
+    -------
+    BeamParameter
+        real 0 and imag π w_f² / λ (mm), both of the shape S of ``mode_field_radius``.
+
+    Raises
+    ------
+    ConfigurationError
+        When a non-array ``mode_field_radius`` is not positive.
+    """
     if not be.is_array(mode_field_radius) and not mode_field_radius > 0:
         raise ConfigurationError(
             f"mode field radius must be a positive number of mm, not {mode_field_radius!r}"
@@ -43,7 +74,21 @@ def mode_parameter(mode_field_radius, wavelength) -> BeamParameter:
 
 
 def gaussian_overlap(q1: BeamParameter, q2: BeamParameter):
-    """Closed-form overlap efficiency of two coaxial Gaussian fields on one plane (0-d array)."""
+    """Closed-form overlap efficiency of two coaxial Gaussian fields on one plane (0-d array).
+
+    With p = 1/q̂: η = 4 Im p₁ Im p₂ / ((Re p₁ − Re p₂)² + (Im p₁ + Im p₂)²).
+
+    Parameters
+    ----------
+    q1, q2 : BeamParameter
+        The two reduced beam parameters (mm) on the plane, in one medium.
+
+    Returns
+    -------
+    array, shape S
+        η in [0, 1] (1 for matched beams), S the broadcast shape of the parameters'
+        arrays (0-d for scalar beams).
+    """
     re1, im1 = q1.inverse()
     re2, im2 = q2.inverse()
     d_re, s_im = re1 - re2, im1 + im2

@@ -91,8 +91,28 @@ class BeamAtSurface:
 def input_parameter(optic, waist, wavelength=None, waist_position=None, m2=1.0):
     """q̂ at surface 1's vertex of a beam of waist ``waist`` (mm) in object space.
 
-    ``waist_position``: z(waist) − z(surface 1), mm; default the object surface for an
-    object at a finite distance (``−thickness[0]``), surface 1 for an object at infinity.
+    Parameters
+    ----------
+    optic : Optic
+    waist : float or 0-d array
+        Input waist radius w0 (1/e² intensity), mm.
+    wavelength : float, optional
+        Vacuum wavelength in µm; the primary by default.
+    waist_position : float or 0-d array, optional
+        z(waist) − z(surface 1), mm; default the object surface for an object at a finite
+        distance (``−thickness[0]``), surface 1 for an object at infinity.
+    m2 : float
+        Beam quality M² >= 1 (λ becomes M² λ).
+
+    Returns
+    -------
+    BeamParameter
+        real −waist_position / |n₀| and imag π w0² / (M² λ), mm (0-d arrays or floats).
+
+    Raises
+    ------
+    ConfigurationError
+        When ``waist`` is not positive or ``m2`` is not a finite number >= 1.
     """
     _check_beam(waist, m2)
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
@@ -104,7 +124,28 @@ def input_parameter(optic, waist, wavelength=None, waist_position=None, m2=1.0):
 
 
 def beam_at(q: BeamParameter, n, surface, wavelength_um, m2=1.0) -> BeamAtSurface:
-    """The :class:`BeamAtSurface` of reduced parameter ``q`` in the medium of signed index n."""
+    """The :class:`BeamAtSurface` of reduced parameter ``q`` in the medium of signed index n.
+
+    Parameters
+    ----------
+    q : BeamParameter
+        The reduced beam parameter q̂ just after the surface, mm.
+    n : float or 0-d array
+        Signed refractive index of the medium after the surface (negative after an odd
+        number of mirrors).
+    surface : int
+        Index of the surface (stored in the result).
+    wavelength_um : float
+        Vacuum wavelength in µm.
+    m2 : float
+        Beam quality M² (λ becomes M² λ).
+
+    Returns
+    -------
+    BeamAtSurface
+        radius, waist, waist_position, rayleigh and curvature_radius in mm, arrays of the
+        shape of q's arrays (0-d for a scalar beam).
+    """
     lam = wavelength_um * 1e-3 * m2
     re_inv, im_inv = q.inverse()
     magnitude = be.abs(n)
@@ -151,7 +192,25 @@ def propagate_beam(optic, waist, *, wavelength=None, waist_position=None, m2=1.0
 
 
 def image_parameter(optic, waist, *, wavelength=None, waist_position=None, m2=1.0):
-    """The reduced q̂ on the image surface (a :class:`BeamParameter`)."""
+    """The reduced q̂ on the image surface (a :class:`BeamParameter`).
+
+    Parameters
+    ----------
+    optic : Optic
+    waist : float or 0-d array
+        Input waist radius w0 (1/e² intensity), mm.
+    wavelength : float, optional
+        Vacuum wavelength in µm; the primary by default.
+    waist_position : float, optional
+        z(input waist) − z(surface 1), mm (default as :func:`input_parameter`).
+    m2 : float
+        Beam quality M² >= 1.
+
+    Returns
+    -------
+    BeamParameter
+        q̂ = q / |n| just after the image surface, mm (0-d arrays).
+    """
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
     q0 = input_parameter(optic, waist, wavelength, waist_position, m2)
     return q0.transformed(*system_matrices(optic, wavelength)[-1])

@@ -44,11 +44,12 @@ def interface_amplitudes(coating, n1, n2, cos_i, wavelength):
     coating : Coating, IdealCoating, any object with ``amplitudes``, or None
     n1, n2, cos_i, wavelength : array or number, broadcastable
         Indices before and after, cosine of incidence in medium 1, vacuum
-        wavelength in µm.
+        wavelength in µm; any shapes that broadcast together (to shape S).
 
     Returns
     -------
     rs, rp, ts, tp : complex arrays, the broadcast shape
+        Amplitude coefficients, each of shape S.
     """
     if coating is None:
         return fresnel_amplitudes(n1, n2, cos_i)

@@ -79,7 +79,31 @@ def coatings_from_table(table, where="", *, reference_wavelength=None) -> dict:
 
 
 def coating_from_spec(spec, where="coating", *, name=None, reference_wavelength=None):
-    """One coating from its lens-file table (see :func:`coatings_from_table`)."""
+    """One coating from its lens-file table (see :func:`coatings_from_table`).
+
+    Parameters
+    ----------
+    spec : mapping
+        A stack (``layers``, optional ``reference_wavelength`` in µm and ``order``) or an
+        ideal coating (``R``, optional ``T``; T defaults to 1 − R, nothing absorbed).
+    where : str
+        Where the table comes from (``"lens.toml: [coatings.AR2]"``); it starts every
+        message.
+    name : str, optional
+        The coating's name (kept by writers).
+    reference_wavelength : float, optional
+        µm, for a stack that gives none; quarter-wave layers (``unit = "qw"``) need one.
+
+    Returns
+    -------
+    Coating or IdealCoating
+
+    Raises
+    ------
+    LensFileError
+        A bad key or value (including an unknown ``order`` or layer ``unit``); the message
+        starts with ``where`` and names the key.
+    """
     if not isinstance(spec, Mapping):
         raise LensFileError(f"{where}: a coating is a table (layers = [...], or R and T)")
     keys = set(spec)
@@ -107,7 +131,27 @@ def coating_from_spec(spec, where="coating", *, name=None, reference_wavelength=
 
 
 def surface_coating(value, coatings, where):
-    """The coating a surface's ``coating = "NAME"`` names (None when absent)."""
+    """The coating a surface's ``coating = "NAME"`` names (None when absent).
+
+    Parameters
+    ----------
+    value : str or None
+        The surface's ``coating`` key (None: the key is absent).
+    coatings : mapping
+        Name -> coating, as :func:`coatings_from_table` returns.
+    where : str
+        Where the surface is (file and surface); it starts every message.
+
+    Returns
+    -------
+    Coating, IdealCoating or None
+        ``coatings[value]``; None when ``value`` is None.
+
+    Raises
+    ------
+    LensFileError
+        When ``value`` is not a string or names no entry of ``coatings``.
+    """
     if value is None:
         return None
     if not isinstance(value, str):
@@ -129,6 +173,20 @@ def coatings_to_table(surfaces) -> tuple:
 
     A coating keeps its ``name``; one without a name, or whose name another
     coating already took, is called ``coating1``, ``coating2`` ... in surface order.
+
+    Parameters
+    ----------
+    surfaces : sequence of Surface
+        The lens's surfaces, object to image (a surface without a ``coating`` attribute
+        counts as uncoated).
+
+    Returns
+    -------
+    table : dict
+        Name -> the coating's lens-file table (what :func:`coating_from_spec` reads back);
+        a coating object shared by several surfaces appears once.
+    names : list of (str or None)
+        One per surface: its coating's name in ``table``, None for an uncoated surface.
     """
     table, names, by_id = {}, [], {}
     for surface in surfaces:

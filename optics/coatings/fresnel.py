@@ -70,15 +70,16 @@ def fresnel_amplitudes(n1, n2, cos_i):
     ----------
     n1, n2 : array or number, broadcastable
         Indices of the incident and the second medium (complex allowed:
-        ``n + iκ``, κ ≥ 0 absorbing).
+        ``n + iκ``, κ ≥ 0 absorbing); any shapes that broadcast with ``cos_i``
+        (to the shape S of the result).
     cos_i : array or number, broadcastable
         Cosine of the angle of incidence in medium 1, 0 < cos_i ≤ 1 (complex
-        where medium 1 absorbs).
+        where medium 1 absorbs); a shape that broadcasts with ``n1`` and ``n2``.
 
     Returns
     -------
     rs, rp, ts, tp : complex arrays, the broadcast shape
-        Reflected and transmitted field amplitudes per unit incident amplitude,
+        Of shape S; reflected and transmitted field amplitudes per unit incident amplitude,
         sign convention of the module docstring (Born & Wolf; rp = −rs at
         normal incidence).  Beyond the critical angle |rs| = |rp| = 1.
     """
@@ -105,13 +106,16 @@ def power_from_amplitudes(n1, n2, cos_i, rs, rp, ts, tp):
     Parameters
     ----------
     n1, n2, cos_i : array or number, broadcastable
-        As for :func:`fresnel_amplitudes`.
+        As for :func:`fresnel_amplitudes`: shapes that broadcast together (to shape S) with the
+        amplitudes'.
     rs, rp, ts, tp : complex arrays
-        Amplitudes in this package's convention (a bare interface or a coating).
+        Amplitudes in this package's convention (a bare interface or a coating), of
+        shapes that broadcast with ``n1``, ``n2``, ``cos_i`` (to shape S).
 
     Returns
     -------
     Rs, Rp, Ts, Tp : real arrays, the broadcast shape
+        Reflectance and transmittance per polarization, each of shape S.
     """
     n1, n2, q1, q2, _ = normal_components(n1, n2, cos_i)
     cos_i_c = q1 / n1
@@ -132,12 +136,12 @@ def fresnel_power(n1, n2, cos_i):
     Parameters
     ----------
     n1, n2, cos_i : array or number, broadcastable
-        As for :func:`fresnel_amplitudes`.
+        As for :func:`fresnel_amplitudes`: any shapes that broadcast together (to shape S).
 
     Returns
     -------
     Rs, Rp, Ts, Tp : real arrays, the broadcast shape
-        Reflectance and transmittance per polarization; for lossless media
+        Of shape S; reflectance and transmittance per polarization; for lossless media
         Rs + Ts = Rp + Tp = 1, and beyond the critical angle R = 1, T = 0.
     """
     return power_from_amplitudes(n1, n2, cos_i, *fresnel_amplitudes(n1, n2, cos_i))

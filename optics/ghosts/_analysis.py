@@ -101,6 +101,27 @@ def paraxial_ghost_focus(optic, i, j, wavelength=None):
 
     The ray enters as the original optic's axial marginal ray (its entrance pupil) and
     is traced through :func:`ghost_optic` by the y–nu trace of :mod:`optics._paraxial`.
+
+    Parameters
+    ----------
+    optic : Optic
+    i, j : int
+        The ghost: reflected back at surface i, forward again at surface j (object 0;
+        1 <= j < i <= image - 1).
+    wavelength : float, optional
+        Vacuum wavelength in µm; the primary by default.
+
+    Returns
+    -------
+    focus : float
+        z(paraxial ghost focus) − z(image), mm; ``inf`` for a collimated ghost.
+    radius : float
+        |y| of the ghost's marginal ray on the image plane, mm.
+
+    Raises
+    ------
+    ConfigurationError
+        When (i, j) is not one of :func:`ghost_pairs`.
     """
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
     y1, u0 = marginal_start(optic, paraxial(optic, wavelength))
@@ -128,6 +149,16 @@ def _spot(rays):
 def ghost_rays(optic, field=(0.0, 0.0), rings=6, wavelength=None):
     """The object-space rays of the original optic toward its entrance pupil (hexapolar grid).
 
+    Parameters
+    ----------
+    optic : Optic
+    field : (float, float)
+        Normalized field point (hx, hy) of the source (default on axis).
+    rings : int
+        Hexapolar rings R of the pupil grid.
+    wavelength : float, optional
+        Vacuum wavelength in µm; the primary by default.
+
     Returns
     -------
     Rays
@@ -141,7 +172,32 @@ def ghost_rays(optic, field=(0.0, 0.0), rings=6, wavelength=None):
 
 
 def trace_ghost(optic, i, j, field=(0.0, 0.0), rings=6, wavelength=None):
-    """The Rays of ghost (i, j) at the image plane, launched as the primary image's rays."""
+    """The Rays of ghost (i, j) at the image plane, launched as the primary image's rays.
+
+    Parameters
+    ----------
+    optic : Optic
+    i, j : int
+        The ghost: reflected back at surface i, forward again at surface j (object 0;
+        1 <= j < i <= image - 1).
+    field : (float, float)
+        Normalized field point (hx, hy) of the source (default on axis).
+    rings : int
+        Hexapolar rings R of the pupil grid (:func:`ghost_rays`).
+    wavelength : float, optional
+        Vacuum wavelength in µm; the primary by default.
+
+    Returns
+    -------
+    Rays
+        Shape (1 + 3R(R+1),), global coordinates (mm) on the image plane after the
+        ghost's path through :func:`ghost_optic`; ``valid`` False for vignetted rays.
+
+    Raises
+    ------
+    ConfigurationError
+        When (i, j) is not one of :func:`ghost_pairs`.
+    """
     check_pair(optic, i, j)
     rays = ghost_rays(optic, field, rings, wavelength)
     return propagate(ghost_optic(optic, i, j), rays)

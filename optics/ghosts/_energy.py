@@ -33,6 +33,12 @@ def surface_coefficients(surface, n1: float, n2: float, wavelength: float) -> tu
         Indices of the medium the light comes from and of the one beyond the surface.
     wavelength : float
         Micrometres (passed to the coating).
+
+    Returns
+    -------
+    reflectance, transmittance : float
+        Power fractions at normal incidence: the bare Fresnel R and 1 − R, or the
+        coating's s/p averages R = (|rs|² + |rp|²) / 2, T = (n2 / n1) (|ts|² + |tp|²) / 2.
     """
     coating = getattr(surface, "coating", None)
     if coating is None:
@@ -46,6 +52,15 @@ def surface_coefficients(surface, n1: float, n2: float, wavelength: float) -> tu
 
 def path_energy(optic, path, wavelength) -> dict:
     """Power fractions along a ghost path (:func:`optics.ghosts._unfold.ghost_path`).
+
+    Parameters
+    ----------
+    optic : Optic
+    path : list of (int, int)
+        (surface, direction) crossings from :func:`ghost_path`: +1 forward, −1 backward,
+        0 a reflection (exactly two of them).
+    wavelength : float
+        Vacuum wavelength in µm.
 
     Returns
     -------
@@ -80,7 +95,20 @@ def path_energy(optic, path, wavelength) -> dict:
 
 
 def primary_transmission(optic, wavelength) -> float:
-    """Product of the transmittances of surfaces 1 .. image-1 on the primary path (mirrors: 1)."""
+    """Product of the transmittances of surfaces 1 .. image-1 on the primary path (mirrors: 1).
+
+    Parameters
+    ----------
+    optic : Optic
+    wavelength : float
+        Vacuum wavelength in µm.
+
+    Returns
+    -------
+    float
+        The fraction of the entering power that reaches the image on the primary path, at
+        normal incidence (:func:`surface_coefficients` of each refracting surface).
+    """
     n = medium_indices(optic, wavelength)
     return math.prod(
         surface_coefficients(surface, n[k - 1], n[k], wavelength)[1]

@@ -21,7 +21,27 @@ FLARE_RINGS = 20
 
 
 def ghost_magnification(optic, i, j, wavelength=None) -> float:
-    """Ghost (i, j)'s paraxial chief-ray image height over the primary image's (a float)."""
+    """Ghost (i, j)'s paraxial chief-ray image height over the primary image's (a float).
+
+    Parameters
+    ----------
+    optic : Optic
+    i, j : int
+        The ghost: reflected back at surface i, forward again at surface j (object 0;
+        1 <= j < i <= image - 1).
+    wavelength : float, optional
+        Vacuum wavelength in µm; the primary by default.
+
+    Returns
+    -------
+    float
+        The ghost's image height over the primary's (negative: inverted relative to it).
+
+    Raises
+    ------
+    ConfigurationError
+        When (i, j) is not one of :func:`ghost_pairs`.
+    """
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
     first = paraxial(optic, wavelength)
     y1, u0 = chief_ray_start(optic, basis_rays(optic, wavelength), first.ep_position)
@@ -35,6 +55,26 @@ def spot_kernel(optic, i, j, pitch, size_limit, wavelength=None):
 
     Returns an odd square array no wider than ``size_limit`` pixels (rays outside are
     dropped), centred on the spot's centroid; None when fewer than 2 rays arrive.
+
+    Parameters
+    ----------
+    optic : Optic
+    i, j : int
+        The ghost: reflected back at surface i, forward again at surface j (object 0;
+        1 <= j < i <= image - 1).
+    pitch : float
+        Pixel pitch, mm.
+    size_limit : int
+        The kernel's largest width K in pixels.
+    wavelength : float, optional
+        Vacuum wavelength in µm; the primary by default.
+
+    Returns
+    -------
+    ndarray or None
+        NumPy float64 of shape (K', K'), K' = 2 h + 1 <= max(K, 1) odd (h pixels each side of
+        the centroid), rows running toward −y; each ray of the on-axis ghost (1261 traced)
+        adds 1 / 1261 to its pixel.  None when fewer than 2 rays arrive.
     """
     rays = trace_ghost(optic, i, j, (0.0, 0.0), FLARE_RINGS, wavelength)
     valid = be.to_numpy(rays.valid).ravel()

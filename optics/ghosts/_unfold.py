@@ -14,6 +14,15 @@ def ghost_pairs(optic) -> list[tuple[int, int]]:
 
     Surfaces 1 .. image-1 that are not mirrors, ordered by i then j.  A pair whose
     surfaces have no index step still appears; its reflectance is then 0.
+
+    Parameters
+    ----------
+    optic : Optic
+
+    Returns
+    -------
+    list of (int, int)
+        Surface numbers (object 0), i > j.
     """
     last = optic.image_index - 1
     usable = [k for k in range(1, last + 1) if not optic.surfaces[k].is_mirror]
@@ -82,6 +91,19 @@ def ghost_path(optic, i: int, j: int) -> list[tuple[int, int]]:
 
     Surfaces 1 .. image-1 of the original numbering, in the order the light meets them
     (the image is not listed).
+
+    Parameters
+    ----------
+    optic : Optic
+    i, j : int
+        The ghost: reflected back at surface i, forward again at surface j (object 0;
+        1 <= j < i <= image - 1).
+
+    Returns
+    -------
+    list of (int, int)
+        (surface, direction): 1 .. i-1 forward, (i, 0), i-1 .. j+1 backward, (j, 0),
+        then j+1 .. image-1 forward.  The pair is not checked here.
     """
     last = optic.image_index - 1
     path = [(k, 1) for k in range(1, i)] + [(i, 0)]

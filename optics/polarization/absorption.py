@@ -57,7 +57,22 @@ class Absorbing(Material):
 
 
 def absorption_of(material, wavelength):
-    """α (1/mm) of ``material`` at ``wavelength`` (µm), or None when it does not absorb."""
+    """α (1/mm) of ``material`` at ``wavelength`` (µm), or None when it does not absorb.
+
+    Parameters
+    ----------
+    material : Material
+        Any material; it absorbs when it has an ``absorption`` attribute that is not None
+        (:class:`Absorbing` gives one).
+    wavelength : float
+        Vacuum wavelength in µm (passed to a callable ``absorption``).
+
+    Returns
+    -------
+    float or None
+        The intensity absorption coefficient α in 1/mm (whatever a callable ``absorption``
+        returns for ``wavelength``); None for a material without one.
+    """
     value = getattr(material, "absorption", None)
     if value is None:
         return None

@@ -55,6 +55,11 @@ def double_pole_basis(k, axes):
 def jones_pupil(trace):
     """The 2x2 Jones matrix of every ray in the double-pole bases (module docstring).
 
+    Parameters
+    ----------
+    trace : PolarizationTrace
+        From :func:`optics.polarization.polarization_trace`; its rays have shape S.
+
     Returns
     -------
     nested 2x2 tuple of arrays, shape S
@@ -147,6 +152,16 @@ def diattenuation(trace):
 
     From the singular values σ of J: σ1² ± σ2² = ‖J‖² and the root of ‖J‖⁴ − 4|det J|².
     Invalid rays give 0.
+
+    Parameters
+    ----------
+    trace : PolarizationTrace or nested 2x2 tuple of arrays, shape S
+        A trace (its :func:`jones_pupil` is used) or Jones matrices themselves.
+
+    Returns
+    -------
+    array, shape S
+        Diattenuation of each ray, dimensionless in [0, 1].
     """
     frob, det2, _ = _invariants(trace_or_jones(trace))
     safe = be.where(frob > 0, frob, 1.0)
@@ -163,6 +178,17 @@ def retardance(trace):
     tan(δ/2) = sqrt(Im(J'₀₀ − J'₁₁)² + |J'₀₁ − conj J'₁₀|²) / |Re(J'₀₀ + J'₁₁)|, which is
     2 arccos(|tr U|/2) without its loss of precision near δ = 0.  In the double-pole
     bases δ includes the geometric rotation of skew rays.  Invalid rays give 0.
+
+    Parameters
+    ----------
+    trace : PolarizationTrace or nested 2x2 tuple of arrays, shape S
+        A trace (its :func:`jones_pupil` is used) or Jones matrices themselves (complex,
+        or real).
+
+    Returns
+    -------
+    array, shape S
+        Retardance δ of each ray in radians, in [0, π].
     """
     (A, B), (C, D) = trace_or_jones(trace)
     det = A * D - B * C

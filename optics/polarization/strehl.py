@@ -69,7 +69,7 @@ def jones_strehl(J, waves, weights):
     Returns
     -------
     peak, reference : tuples of two 0-d arrays
-        For input x and y: Σ_i |Σ_k a_k J_ij e^{2πiW}|² and (Σ_k a_k ‖J_:j‖)².
+        For input x and y: ``Σ_i |Σ_k a_k J_ij e^{2πiW}|²`` and ``(Σ_k a_k ‖J_:j‖)²``.
     """
     phase = be.fft.expi(2.0 * math.pi * waves) * weights
     peaks, references = [], []

@@ -102,7 +102,8 @@ def polarization_trace(system, field, pupil, wavelength=None, *, method=None, ai
     field, pupil : (hx, hy), (px, py)
         Normalized field and pupil coordinates, as :func:`optics.trace.trace_rays`.
     wavelength : float or array, optional
-        Micrometres; the primary wavelength by default.
+        Micrometres; the primary wavelength by default.  An array broadcasts with the
+        field and pupil coordinates (to the shape S of the traced rays).
     method, aiming : optional
         As :func:`optics.trace.trace_rays` (any method that keeps the rays at every surface).
 

@@ -52,7 +52,7 @@ def air_index(wavelength, temperature=20.0, pressure=1.0):
     Returns
     -------
     array
-        n_air, shaped like ``wavelength`` on its backend.
+        n_air, of the shape of ``wavelength`` on its backend.
 
     Raises
     ------

@@ -65,6 +65,13 @@ def gap_expansions(optic, environment=None, *, warn=True) -> list:
         Whose ``mount_cte`` and ``cte`` apply; the optic's by default.
     warn : bool
         Warn (:class:`ThermalWarning`, once per glass) where a glass has no α (0 is used).
+
+    Returns
+    -------
+    list of float
+        One α (1/K) per surface, object to image: the environment's ``cte`` for a surface
+        it lists, else the glass's α for a gap filled with glass, the ``mount_cte`` for an
+        air (or mirror) gap; 0 for the object gap and the image surface.
     """
     environment = environment or environment_of(optic)
     alphas = [0.0]
@@ -112,6 +119,26 @@ def with_environment(optic, environment, *, where=""):
     """The optic's surfaces with media at ``environment`` (no expansion), as a new Optic.
 
     For a prescription that is given at ``environment`` (a lens file's ``[environment]``).
+
+    Parameters
+    ----------
+    optic : Optic
+    environment : Environment
+        The temperature (°C) and pressure (atm) the prescription is given at.
+    where : str
+        Where the prescription comes from (a file name), for the warnings.
+
+    Returns
+    -------
+    Optic
+        The same geometry and thicknesses, every medium from :func:`material_at` at
+        ``environment``, its ``environment`` that one.
+
+    Warns
+    -----
+    ThermalWarning
+        One per medium without dn/dT constants (naming its surfaces) when the temperature
+        is not its reference.
     """
     return _rebuild(
         optic, environment, [1.0] * len(optic.surfaces), [1.0] * len(optic.surfaces), where
@@ -297,6 +324,21 @@ def scaled_geometry(geometry, s, index=None):
     Radii and normalization radii (mm) scale by s, conics are kept, a coefficient of
     r^p (mm^(1−p)) scales by s^(1−p), and polynomial values in mm by s.  Coordinate
     breaks and ideal lenses are returned unchanged.
+
+    Parameters
+    ----------
+    geometry : Geometry
+        A surface's shape.
+    s : float or 0-d array
+        The scale factor (1 + α ΔT for a thermal expansion).
+    index : int, optional
+        The surface's number, for the error message.
+
+    Returns
+    -------
+    Geometry
+        A scaled copy (the input is not changed), or ``geometry`` itself for a
+        coordinate break or an ideal lens.
 
     Raises
     ------

@@ -293,6 +293,13 @@ def athermal_summary(optic, *, wavelength=None, shifts=None) -> AthermalSummary:
         µm; default the primary.
     shifts : list of float, optional
         Focus shifts (mm) over a temperature range, judged against the depth of focus.
+
+    Returns
+    -------
+    AthermalSummary
+        Rates in mm/K from central differences at ±1 K about the optic's temperature,
+        the depth of focus ±2 λ N² (mm), ``athermal`` (None when ``shifts`` is None)
+        and one record per glass gap.
     """
     wavelength = _wavelength(optic, wavelength)
     own = environment_of(optic)

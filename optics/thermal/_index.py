@@ -73,7 +73,20 @@ def reference_temperature(material) -> float:
 
 
 def expansion_coefficient(material):
-    """α (1/K) of a catalog glass from its data (−30/+70 °C), or None where they lack it."""
+    """α (1/K) of a catalog glass from its data (−30/+70 °C), or None where they lack it.
+
+    Parameters
+    ----------
+    material : Material
+        A catalog glass, or a :class:`ThermalMaterial` wrapping one; any other medium has
+        no catalog data.
+
+    Returns
+    -------
+    float or None
+        The linear expansion coefficient in 1/K; None for a medium that is not a catalog
+        glass or whose catalog entry gives none.
+    """
     from .. import _glass_catalog
 
     glass = _catalog(material)
@@ -88,13 +101,19 @@ def absolute_index_change(n_abs, wavelength, data, delta_t):
     Parameters
     ----------
     n_abs : array
-        Absolute index at the reference temperature.
+        Absolute index at the reference temperature, of the shape of ``wavelength``
+        (or one that broadcasts with it).
     wavelength : array
-        µm.
+        Vacuum wavelength in µm, any shape.
     data : ThermalData
         D0, D1, D2 (1/K, 1/K², 1/K³), E0, E1 (µm²/K, µm²/K²), λtk (µm).
     delta_t : float
         T − T0 in K.
+
+    Returns
+    -------
+    array
+        Δn_abs(λ, T), dimensionless, of the broadcast shape of ``n_abs`` and ``wavelength``.
     """
     dt = delta_t
     polynomial = data.d0 * dt + data.d1 * dt * dt + data.d2 * dt * dt * dt
@@ -119,7 +138,7 @@ def index_at_temperature(material, wavelength, temperature, pressure=1.0):
     Returns
     -------
     array
-        n_rel(λ, T, P), shaped like ``wavelength``; differentiable in the material's
+        n_rel(λ, T, P), of the shape of ``wavelength``; differentiable in the material's
         parameters.
     """
     base = material.base if isinstance(material, ThermalMaterial) else material
@@ -192,6 +211,32 @@ def material_at(material, temperature, pressure=1.0, *, where="", warn=True):
     at 20 °C and 1 atm traces bit for bit as without an environment.  A medium without
     dn/dT constants warns (:class:`ThermalWarning`, naming it and ``where``) and keeps
     its absolute index.
+
+    Parameters
+    ----------
+    material : Material
+        The medium as the catalog or lens file gives it (a :class:`ThermalMaterial` is
+        unwrapped to its base first).
+    temperature : float
+        °C.
+    pressure : float
+        atm.
+    where : str
+        Where the medium is (``"lens.toml: surface 3"``), for the warning.
+    warn : bool
+        Whether a medium without dn/dT constants warns (only away from its reference
+        temperature).
+
+    Returns
+    -------
+    Material
+        The base medium itself (air, a mirror, or a medium at its reference temperature
+        and 1 atm), else a :class:`ThermalMaterial` at (``temperature``, ``pressure``).
+
+    Warns
+    -----
+    ThermalWarning
+        A medium without dn/dT constants away from its reference temperature.
     """
     base = material.base if isinstance(material, ThermalMaterial) else material
     if base.is_mirror or isinstance(base, Air):

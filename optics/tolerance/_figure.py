@@ -27,6 +27,16 @@ def save_monte_carlo_figure(result, path, title=""):
         Image file; the format follows the suffix (.png, .svg, .pdf).
     title : str
         Figure title (the criterion, say).
+
+    Returns
+    -------
+    None
+        The figure is written atomically to ``path`` (120 dpi for raster formats).
+
+    Raises
+    ------
+    MatplotlibUnavailableError
+        When matplotlib is not installed.
     """
     try:
         from matplotlib.figure import Figure

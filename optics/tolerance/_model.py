@@ -254,5 +254,25 @@ def _unique(labelled) -> list:
 
 
 def model_from_lens(optic, where="[tolerance]") -> ToleranceModel:
-    """:class:`ToleranceModel` of ``optic.tolerance`` (checked against the optic)."""
+    """:class:`ToleranceModel` of ``optic.tolerance`` (checked against the optic).
+
+    Parameters
+    ----------
+    optic : Optic
+        The nominal design, with its ``[tolerance]`` table (``optic.tolerance``); it is
+        copied, never modified.
+    where : str
+        Prefix of error messages, e.g. ``"lens.toml: [tolerance]"``.
+
+    Returns
+    -------
+    ToleranceModel
+        Its nominal design with the compensators (if any) re-optimized.
+
+    Raises
+    ------
+    LensFileError
+        No ``[tolerance]`` section, a bad key, or a path, surface or material that does
+        not fit the optic.
+    """
     return ToleranceModel(optic, optic.tolerance, where)

@@ -29,12 +29,39 @@ _LOW, _HIGH = float(ndtr(-SIGMAS)), float(ndtr(SIGMAS))
 
 
 def trial_seeds(seed, trials) -> list:
-    """``numpy.random.SeedSequence(seed).spawn(trials)``: the seed of every trial, in order."""
+    """``numpy.random.SeedSequence(seed).spawn(trials)``: the seed of every trial, in order.
+
+    Parameters
+    ----------
+    seed : int or None
+        The run's seed (None: fresh entropy from the operating system).
+    trials : int
+        Number of trials N.
+
+    Returns
+    -------
+    list of numpy.random.SeedSequence
+        N child seed sequences; trial i draws from child i alone.
+    """
     return np.random.SeedSequence(seed).spawn(trials)
 
 
 def draw(model, seed_sequence) -> np.ndarray:
-    """The component values of one trial, ndarray (m,), from its seed sequence."""
+    """The component values of one trial, ndarray (m,), from its seed sequence.
+
+    Parameters
+    ----------
+    model : ToleranceModel
+        Its m components (``half_widths`` t_k, ``distributions``).
+    seed_sequence : numpy.random.SeedSequence
+        The trial's seed (one of :func:`trial_seeds`).
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        δ_k in the components' units: uniform on [−t_k, t_k], or normal with σ = t_k / 2
+        truncated at ±t_k (module docstring); one uniform number per component.
+    """
     u = np.random.default_rng(seed_sequence).random(len(model))
     normal = np.array([d == "normal" for d in model.distributions], dtype=bool)
     values = model.half_widths * (2.0 * u - 1.0)
@@ -48,6 +75,16 @@ def standard_deviations(model) -> np.ndarray:
 
     Uniform on [−t, t]: t/√3; normal truncated at ±2σ:
     σ √(1 − 2·2 φ(2) / (Φ(2) − Φ(−2))).
+
+    Parameters
+    ----------
+    model : ToleranceModel
+        Its m components (``half_widths`` t_k, ``distributions``).
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        The standard deviations, in the components' units.
     """
     beta = SIGMAS
     phi = math.exp(-0.5 * beta * beta) / math.sqrt(2.0 * math.pi)

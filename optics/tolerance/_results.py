@@ -25,6 +25,15 @@ class ParquetUnavailableError(ConfigurationError, ImportError):
 def write_trials(result, path) -> Path:
     """Write every trial of ``result`` (a MonteCarlo) to ``path`` (.csv, or .parquet / .pq).
 
+    Parameters
+    ----------
+    result : MonteCarlo
+        The trials: one row each (``trial``, ``criterion``, one column per component in
+        its item's units).
+    path : str or Path
+        Output file; a ``.parquet`` or ``.pq`` suffix writes Parquet (needs pyarrow),
+        anything else CSV.
+
     Returns
     -------
     Path

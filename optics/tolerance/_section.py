@@ -134,6 +134,12 @@ def read_section(section, where="[tolerance]") -> ToleranceSection:
     where : str
         Prefix of error messages, e.g. ``"lens.toml: [tolerance]"``.
 
+    Returns
+    -------
+    ToleranceSection
+        The checked contents, with defaults filled in (``compensator_operands``: the
+        criterion; ``compensator_driver``: ``"minimize"``; ``compensator_steps``: 5).
+
     Raises
     ------
     LensFileError

@@ -105,6 +105,17 @@ def derivatives_at_nominal(model) -> np.ndarray:
 
     Autograd (one backward pass) on a backend that has it; central finite
     differences with steps ``FD_STEP_FRACTION`` · t_k otherwise.
+
+    Parameters
+    ----------
+    model : ToleranceModel
+        Its m components (``half_widths`` t_k, ``distributions``).
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        The criterion's derivative by each component, in criterion units per unit of the
+        component's item (mm, degrees, ...).
     """
     if be.has_autograd():
         _, gradient = be.value_and_gradient(
@@ -122,6 +133,12 @@ def finite_differences(model, steps) -> np.ndarray:
     model : ToleranceModel
     steps : array_like, shape (m,)
         h_k in the components' units.
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        The criterion's derivative by each component (criterion units per component
+        unit), from two evaluations each without compensation.
     """
     steps = np.asarray(steps, dtype=float)
     out = np.empty(len(model))
