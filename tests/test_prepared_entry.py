@@ -34,6 +34,7 @@ CALLS = {
     "prescription": {},
     "footprint": dict(surface=2),
     "relative_illumination": {},
+    "require_focus": dict(what="a test"),
     "illumination_ratio": dict(fields=[FIELD], wavelength=0.55),
     "vignetting_fraction": dict(fields=[FIELD], wavelength=0.55),
     "huygens_psf": dict(field=FIELD, x=np.linspace(-0.01, 0.01, 5), y=np.zeros(5)),
