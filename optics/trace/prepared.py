@@ -138,12 +138,14 @@ def prepare(system, aiming=None) -> PreparedSystem:
 
 
 def trace_to_surface(optic, rays: Rays, index):
-    """:func:`optics.trace.loop.trace_to_surface`, on the pinned system's frames and indices
-    when the running call pinned one for ``optic`` (an aim's residuals then rebuild neither)."""
+    """:func:`optics.trace.loop.trace_to_surface`, on the pinned system's frames when the
+    running call pinned one for ``optic`` (an aim's residuals then rebuild none)."""
     held = pinned(optic)
     if held is None:
         return _loop.trace_to_surface(optic, rays, index)
-    return _loop.trace_to_surface(optic, rays, index, held.frames, held.indices(rays.wavelength))
+    # The indices of surfaces 0..index only, and not kept: an aim's rays carry per-ray
+    # wavelength arrays, a new one per residual (the frames are what repeats).
+    return _loop.trace_to_surface(optic, rays, index, frames=held.frames)
 
 
 def frames_of(optic) -> tuple:
