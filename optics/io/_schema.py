@@ -12,7 +12,6 @@ import math
 from collections.abc import Mapping
 
 from ..apertures import APERTURE_SHAPES, SHAPE_KEYS, ClearAperture
-from ..coatings import coatings_from_table, surface_coating
 from ..errors import ConfigurationError, LensFileError, OpticsError
 from ..geometry import GEOMETRY_TYPES
 from ..materials import material_from_spec
@@ -120,11 +119,7 @@ def optic_from_dict(data, source: str = "<dict>", *, solve: bool = True) -> Opti
     aperture = _aperture(_section(data, "aperture", source, required=True), f"{source}: aperture")
     fields = _fields(_section(data, "fields", source), f"{source}: fields")
     wavelengths = _wavelengths(_section(data, "wavelengths", source), f"{source}: wavelengths")
-    coatings = coatings_from_table(
-        data.get("coatings", {}),
-        source,
-        reference_wavelength=wavelengths.values[wavelengths.primary],
-    )
+    coatings = _coatings(data, source, wavelengths)
     catalogs = _catalogs(data.get("catalogs", []), f"{source}: catalogs")
     surfaces = _surfaces(data.get("surfaces"), source, coatings, catalogs)
     _check_finite_conjugate(aperture, fields, surfaces, source)
@@ -275,6 +270,26 @@ def _wavelengths(table, where) -> Wavelengths:
 # --- surfaces --------------------------------------------------------------------------
 
 
+def _coatings(data, source, wavelengths) -> dict:
+    """The ``[coatings]`` table's coatings by name; {} without one (optics.coatings is then
+    not imported: most lenses have none)."""
+    if "coatings" not in data:
+        return {}
+    from ..coatings import coatings_from_table
+
+    primary = wavelengths.values[wavelengths.primary]
+    return coatings_from_table(data["coatings"], source, reference_wavelength=primary)
+
+
+def _surface_coating(entry, coatings, where):
+    """The coating a surface's ``coating`` key names, or None without the key."""
+    if "coating" not in entry:
+        return None
+    from ..coatings import surface_coating
+
+    return surface_coating(entry["coating"], coatings, where)
+
+
 def _catalogs(value, where) -> tuple:
     """The glass catalogs searched first for a glass named without one (``catalogs`` key)."""
     from .._glass_catalog import UnknownGlassError, catalog_keys
@@ -363,7 +378,7 @@ def _surface(entry, index, source, coatings=None, catalogs=()) -> Surface:
         decenter=_vector(entry, "decenter", 2, where),
         tilt=_vector(entry, "tilt", 3, where),
         is_stop=stop,
-        coating=surface_coating(entry.get("coating"), coatings, where),
+        coating=_surface_coating(entry, coatings, where),
     )
 
 

@@ -15,7 +15,6 @@ import numbers
 from collections.abc import Mapping
 
 from .. import backend as be
-from ..coatings import coatings_to_table
 from ..errors import OpticsError
 from ._environment import environment_to_table
 from ._polarization import polarization_to_table
@@ -52,7 +51,7 @@ def optic_to_dict(optic) -> dict:
     }
     if optic.wavelengths.weights is not None:
         data["wavelengths"]["weights"] = [plain(w) for w in optic.wavelengths.weights]
-    coatings, coating_names = coatings_to_table(optic.surfaces)
+    coatings, coating_names = _coatings(optic.surfaces)
     if coatings:
         data["coatings"] = coatings
     data["surfaces"] = [_surface(surface, i) for i, surface in enumerate(optic.surfaces)]
@@ -158,3 +157,13 @@ def plain_tree(value):
     if isinstance(value, (list, tuple)):
         return [plain_tree(v) for v in value]
     return plain(value)
+
+
+def _coatings(surfaces) -> tuple:
+    """:func:`optics.coatings.coatings_to_table`, importing optics.coatings only for a
+    lens that has a coating."""
+    if all(getattr(surface, "coating", None) is None for surface in surfaces):
+        return {}, [None] * len(surfaces)
+    from ..coatings import coatings_to_table
+
+    return coatings_to_table(surfaces)

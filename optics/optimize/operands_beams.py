@@ -10,7 +10,6 @@ when :mod:`optics.optimize` is imported; in a lens file:
 
 from __future__ import annotations
 
-from ..beams import fibre_coupling as _coupling
 from ..errors import ConfigurationError
 from .operands_user import register_operand
 
@@ -43,7 +42,9 @@ def fibre_coupling(ctx, waist, mode_field_radius, waist_position=None, wavelengt
                 f"operand 'fibre_coupling': key {name!r} must be a positive number of mm, "
                 f"not {value!r}"
             )
-    return _coupling(
+    from ..beams import fibre_coupling as coupling  # imported when the operand runs
+
+    return coupling(
         ctx.optic,
         float(waist),
         float(mode_field_radius),

@@ -19,8 +19,6 @@ from __future__ import annotations
 from .. import backend as be
 from ..errors import ConfigurationError
 from ..limits import MAX_PUPIL_SAMPLES, check_size
-from ..polarization import polarization_trace
-from ..polarization import transmission as _transmittance
 from ..sampling import square_grid
 from .operands_user import register_operand
 
@@ -74,6 +72,9 @@ def transmission(
     ww = _weights(
         wavelength_weights, ctx.optic.wavelengths.weight_values(), w_index, "wavelength_weights"
     )
+    from ..polarization import polarization_trace  # imported when the operand runs
+    from ..polarization import transmission as transmittance
+
     px, py, inside = square_grid(samples)
     keep = be.to_numpy(inside)
     px, py = be.asarray(be.to_numpy(px)[keep]), be.asarray(be.to_numpy(py)[keep])
@@ -91,7 +92,7 @@ def transmission(
                     f"({point[0]:g}, {point[1]:g}) at {wavelength} µm reaches the image"
                 )
             # transmission() is 0 for rays that do not reach the image
-            total = total + a * b * be.sum(_transmittance(traced, state)) / reached
+            total = total + a * b * be.sum(transmittance(traced, state)) / reached
             norm += a * b
     return total / norm
 
