@@ -1,11 +1,10 @@
 """Reflectance and transmittance of each surface crossing of a ghost, at normal incidence.
 
-A bare surface reflects the Fresnel fraction R = ((n1 - n2) / (n1 + n2))² and transmits
-1 - R.  A surface with a ``coating`` attribute (not None) is asked for its amplitude
-coefficients through the protocol ``coating.amplitudes(n1, n2, cos_i, wavelength_um) ->
-(rs, rp, ts, tp)`` (light going from medium n1 into n2); at normal incidence s and p are
-averaged: R = (|rs|² + |rp|²) / 2 and T = (n2 / n1) (|ts|² + |tp|²) / 2, the power
-fractions of the amplitudes.
+The amplitudes of a crossing come from :func:`optics.coatings.interface_amplitudes`: a
+surface's ``coating`` (the protocol ``coating.amplitudes(n1, n2, cos_i, wavelength_um) ->
+(rs, rp, ts, tp)``, light going from medium n1 into n2) or, bare, the Fresnel equations
+(R = ((n1 − n2) / (n1 + n2))², T = 1 − R); their power fractions
+(:func:`optics.coatings.power_from_amplitudes`) are averaged over s and p.
 """
 
 from __future__ import annotations
@@ -40,14 +39,14 @@ def surface_coefficients(surface, n1: float, n2: float, wavelength: float) -> tu
         Power fractions at normal incidence: the bare Fresnel R and 1 − R, or the
         coating's s/p averages R = (|rs|² + |rp|²) / 2, T = (n2 / n1) (|ts|² + |tp|²) / 2.
     """
+    from ..coatings import interface_amplitudes, power_from_amplitudes
+
     coating = getattr(surface, "coating", None)
-    if coating is None:
-        reflectance = ((n1 - n2) / (n1 + n2)) ** 2
-        return reflectance, 1.0 - reflectance
-    rs, rp, ts, tp = (complex(be.item(v)) for v in coating.amplitudes(n1, n2, 1.0, wavelength))
-    reflectance = (abs(rs) ** 2 + abs(rp) ** 2) / 2
-    transmittance = (n2 / n1) * (abs(ts) ** 2 + abs(tp) ** 2) / 2
-    return reflectance, transmittance
+    cos_i = be.asarray(1.0)  # normal incidence
+    amplitudes = [be.asarray(a) for a in interface_amplitudes(coating, n1, n2, cos_i, wavelength)]
+    powers = power_from_amplitudes(n1, n2, cos_i, *amplitudes)
+    rs, rp, ts, tp = (float(be.item(v)) for v in powers)
+    return (rs + rp) / 2, (ts + tp) / 2
 
 
 def path_energy(optic, path, wavelength) -> dict:

@@ -8,8 +8,9 @@ then built from each surface's incident and outgoing directions::
     P_q = a_s s sᵀ + a_p p_out p_inᵀ + k_out k_inᵀ,   P = P_Q ... P_2 P_1
 
 with s the unit vector along k_in × k_out (the normal of the plane of incidence),
-p_in = k_in × s, p_out = k_out × s in transmission and s × k_out in reflection (the
-convention of :mod:`optics.coatings.fresnel`: rp = rs at normal incidence).  The
+p_in = k_in × s, p_out = k_out × s in transmission and s × k_out in reflection (so on
+reflection a_p = rs at normal incidence: :mod:`optics.coatings.fresnel` writes rp in Born &
+Wolf's basis, rp = −rs there, and a coating's rp enters as −rp).  The
 plane of incidence and the angle of incidence follow from Snell's law itself
 (n2 k_out − n1 k_in is along the normal), so no surface is evaluated again.
 """
@@ -120,7 +121,7 @@ def polarization_trace(system, field, pupil, wavelength=None, *, method=None, ai
     ts, tp)`` (a mirror's with n2 = n1); a bare refracting surface has the Fresnel
     coefficients of :func:`~optics.coatings.fresnel.fresnel_amplitudes` (evaluated in
     real arithmetic: a ray that reaches the image is not totally reflected, and indices
-    are real) and a bare mirror is a perfect conductor (rs = rp = −1).  A medium whose
+    are real) and a bare mirror is a perfect conductor (a_s = a_p = −1 in this basis).  A medium whose
     material has an ``absorption`` coefficient (:mod:`optics.polarization.absorption`)
     attenuates the amplitude by exp(−α d / 2) over the geometric path d.  Ideal lenses
     and gratings (surfaces that redirect rays) are taken as non-polarizing.
