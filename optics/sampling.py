@@ -169,9 +169,31 @@ def square_grid(n: int):
     inside : bool array, shape (n * n,)
         True for the centres inside the unit circle.
     """
+    gx, gy, inside = _cell_centres(n)
+    return be.asarray(gx.ravel()), be.asarray(gy.ravel()), be.asarray(inside.ravel())
+
+
+def square_grid_inside(n: int):
+    """The cell centres of :func:`square_grid` that lie inside the unit circle.
+
+    Parameters
+    ----------
+    n : int
+        Grid size (n × n cells over [−1, 1]²), at least 2.
+
+    Returns
+    -------
+    px, py : arrays, shape (k,)
+        Normalized pupil coordinates of the k ≈ π n² / 4 centres inside, row-major.
+    """
+    gx, gy, inside = _cell_centres(n)
+    return be.asarray(gx[inside]), be.asarray(gy[inside])
+
+
+def _cell_centres(n):
+    """NumPy (gx, gy, inside) of the n × n cell centres over [−1, 1]², each (n, n)."""
     if n < 2:
         raise ValueError(f"grid size must be >= 2, not {n}")
     axis = -1.0 + (2.0 * np.arange(n) + 1.0) / n
     gx, gy = np.meshgrid(axis, axis)
-    inside = gx**2 + gy**2 <= 1.0
-    return be.asarray(gx.ravel()), be.asarray(gy.ravel()), be.asarray(inside.ravel())
+    return gx, gy, gx**2 + gy**2 <= 1.0

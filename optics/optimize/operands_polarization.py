@@ -19,7 +19,7 @@ from __future__ import annotations
 from .. import backend as be
 from ..errors import ConfigurationError
 from ..limits import MAX_PUPIL_SAMPLES, check_size
-from ..sampling import square_grid
+from ..sampling import square_grid_inside
 from .operands_user import register_operand
 
 __all__ = ["POLARIZATIONS", "transmission"]
@@ -75,9 +75,7 @@ def transmission(
     from ..polarization import polarization_trace  # imported when the operand runs
     from ..polarization import transmission as transmittance
 
-    px, py, inside = square_grid(samples)
-    keep = be.to_numpy(inside)
-    px, py = be.asarray(be.to_numpy(px)[keep]), be.asarray(be.to_numpy(py)[keep])
+    px, py = square_grid_inside(samples)
     state = POLARIZATIONS[polarization]
     total, norm = 0.0, 0.0
     for a, point in zip(fw, points):

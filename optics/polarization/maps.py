@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import backend as be
 from ..limits import MAX_FIELDS, MAX_PUPIL_SAMPLES, check_size, check_wavelength
-from ..sampling import square_grid
+from ..sampling import square_grid, square_grid_inside
 from ..trace import prepare
 from .jones import diattenuation, jones_pupil, retardance, transmission
 from .trace import polarization_trace
@@ -82,9 +82,7 @@ def transmission_vs_field(optic, *, points=5, wavelengths=None, samples=15):
         wavelengths = list(system.optic.wavelengths.values)
     wavelengths = [check_wavelength(w) for w in wavelengths]
     fields = [0.0] if points == 1 else [float(v) for v in np.linspace(0.0, 1.0, points)]
-    px, py, inside = square_grid(samples)
-    keep = be.to_numpy(inside)
-    px, py = be.asarray(be.to_numpy(px)[keep]), be.asarray(be.to_numpy(py)[keep])
+    px, py = square_grid_inside(samples)
     out = {name: np.zeros((len(wavelengths), len(fields))) for name in ("u", "x", "y")}
     for w, wavelength in enumerate(wavelengths):
         for f, hy in enumerate(fields):

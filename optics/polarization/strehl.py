@@ -23,7 +23,7 @@ import numpy as np
 from .. import backend as be
 from ..analysis import opd
 from ..limits import MAX_PUPIL_SAMPLES, check_size, check_wavelength
-from ..sampling import square_grid
+from ..sampling import square_grid_inside
 from ..trace import prepare
 from .jones import jones_pupil
 from .trace import polarization_trace
@@ -105,9 +105,7 @@ def polarization_strehl(optic, field=(0.0, 0.0), wavelength=None, *, samples=32)
     samples = check_size(samples, MAX_PUPIL_SAMPLES, "samples", lowest=2)
     wavelength = system.optic.primary_wavelength if wavelength is None else wavelength
     wavelength = check_wavelength(wavelength)
-    px, py, inside = square_grid(samples)
-    keep = be.to_numpy(inside)
-    px, py = be.asarray(be.to_numpy(px)[keep]), be.asarray(be.to_numpy(py)[keep])
+    px, py = square_grid_inside(samples)
     traced = polarization_trace(system, field, (px, py), wavelength)
     waves, valid = opd(system.optic, field[0], field[1], px, py, wavelength)
     valid = be.logical_and(valid, traced.valid)
