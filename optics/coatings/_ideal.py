@@ -37,7 +37,8 @@ class IdealCoating(Response):
         for key, value in (("R", R), ("T", T)):
             if isinstance(value, numbers.Real) and not (math.isfinite(value) and 0 <= value <= 1):
                 raise OpticsError(f"ideal coating {key} must be in [0, 1], got {value!r}")
-        if isinstance(R, numbers.Real) and isinstance(T, numbers.Real) and R + T > 1 + 4 * be.machine_eps(1.0):
+        numbers_given = isinstance(R, numbers.Real) and isinstance(T, numbers.Real)
+        if numbers_given and R + T > 1 + 4 * be.machine_eps(1.0):
             raise OpticsError(f"ideal coating R + T must be at most 1, got R={R!r}, T={T!r}")
         self.R, self.T, self.name = R, T, name
 

@@ -121,10 +121,11 @@ def polarization_trace(system, field, pupil, wavelength=None, *, method=None, ai
     ts, tp)`` (a mirror's with n2 = n1); a bare refracting surface has the Fresnel
     coefficients of :func:`~optics.coatings.fresnel.fresnel_amplitudes` (evaluated in
     real arithmetic: a ray that reaches the image is not totally reflected, and indices
-    are real) and a bare mirror is a perfect conductor (a_s = a_p = −1 in this basis).  A medium whose
-    material has an ``absorption`` coefficient (:mod:`optics.polarization.absorption`)
-    attenuates the amplitude by exp(−α d / 2) over the geometric path d.  Ideal lenses
-    and gratings (surfaces that redirect rays) are taken as non-polarizing.
+    are real) and a bare mirror is a perfect conductor (a_s = a_p = −1 in this basis).
+    A medium whose material has an ``absorption`` coefficient
+    (:mod:`optics.polarization.absorption`) attenuates the amplitude by exp(−α d / 2) over
+    the geometric path d.  Ideal lenses and gratings (surfaces that redirect rays) are
+    taken as non-polarizing.
     """
     system = prepare(system, aiming)
     wavelength = system.optic.primary_wavelength if wavelength is None else wavelength
