@@ -134,6 +134,54 @@ def spot_view(result) -> View:
     return View("Spot", lines, [], figure)
 
 
+@register("optics.analysis.spot.SpotDiagram")
+def spot_diagram_view(results) -> View:
+    """One row per (field, wavelength) and the RMS radius against the field per wavelength."""
+    rows = [
+        [
+            f"({r.field[0]:g}, {r.field[1]:g})",
+            r.wavelength,
+            _float(r.rms_radius_chief),
+            _float(r.rms_radius_centroid),
+            _float(r.geo_radius),
+            f"{r.n_rays} ({r.n_invalid})",
+        ]
+        for r in results[:_MAX_ROWS]
+    ]
+    header = [
+        "field (hx, hy)",
+        "wavelength (µm)",
+        "RMS to chief (mm)",
+        "RMS to centroid (mm)",
+        "geometric (mm)",
+        "rays (invalid)",
+    ]
+    lines = [("pairs (field, wavelength)", len(results))]
+    if len(results) > _MAX_ROWS:
+        lines.append(("shown", f"the first {_MAX_ROWS}"))
+
+    def figure():
+        plt = _pyplot()
+        fig, ax = plt.subplots(figsize=(4.2, 3.0))
+        wavelengths = sorted({r.wavelength for r in results})
+        for wavelength in wavelengths:
+            spots = [r for r in results if r.wavelength == wavelength]
+            heights = [float(np.hypot(*r.field)) for r in spots]
+            ax.plot(
+                heights,
+                [_float(r.rms_radius_chief) * 1e3 for r in spots],
+                "o-",
+                label=f"{wavelength:g} µm",
+            )
+        ax.set_xlabel("normalized field")
+        ax.set_ylabel("RMS radius to chief ray (µm)")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        return fig
+
+    return View("Spot diagram", lines, [Table(header, rows)], figure)
+
+
 @register("optics.analysis._wavefront.WavefrontResult")
 def wavefront_view(result) -> View:
     """RMS / P-V in waves, the first Zernike coefficients and the OPD map."""

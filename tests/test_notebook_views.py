@@ -67,6 +67,21 @@ def test_spot_result_html_and_repr_hold_its_radii(cooke):
     assert has_figure(root)
 
 
+def test_spot_diagram_html_holds_one_row_per_field_and_wavelength(cooke):
+    fields, wavelengths = [(0.0, 0.0), (0.0, 1.0)], [0.486, 0.656]
+    results = analysis.spot_diagram(cooke, fields=fields, wavelengths=wavelengths, pupil=4)
+    assert isinstance(results, list) and len(results) == 4  # still a plain, field-major list
+    assert results[1].field == (0.0, 0.0) and results[1].wavelength == 0.656
+    root = parsed(results)
+    texts = cells(root)
+    for result in results:
+        assert cell(float(result.rms_radius_chief)) in texts
+        assert cell(float(result.geo_radius)) in texts
+    assert has_figure(root)
+    text = repr(results)
+    assert text.startswith("Spot diagram") and cell(float(results[3].geo_radius)) in text
+
+
 def test_seidel_table_holds_every_surface_and_the_sums(cooke):
     result = analysis.seidel(cooke)
     texts = cells(parsed(result))

@@ -167,7 +167,9 @@ def spot_diagram(system, fields=None, wavelengths=None, pupil=None, *, method=No
 
     Returns
     -------
-    list of SpotResult, field-major.
+    SpotDiagram
+        A list of :class:`SpotResult`, field-major (``len(fields) * len(wavelengths)``
+        entries), with a notebook view of the whole diagram.
     """
     optic = optic_of(system)
     wavelengths = list(optic.wavelengths.values if wavelengths is None else wavelengths)
@@ -210,7 +212,19 @@ def spot_diagram(system, fields=None, wavelengths=None, pupil=None, *, method=No
                     chief_blocked=bool(blocked[reference, f]),
                 )
             )
-    return results
+    return SpotDiagram(results)
+
+
+class SpotDiagram(NotebookView, list):
+    """The spot statistics of every (field, wavelength) pair: a list of :class:`SpotResult`.
+
+    A plain list in every other way (indexing, iteration, ``len``, comparison), field-major
+    as :func:`spot_diagram` returns it; a notebook shows it as one table (field,
+    wavelength, RMS and geometric radii in mm) and a plot of the RMS radius against the
+    field for each wavelength.
+    """
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True)
