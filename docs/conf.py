@@ -39,6 +39,9 @@ myst_heading_anchors = 4
 myst_enable_extensions = ["dollarmath"]
 
 autosummary_generate = True
+# A class page documents its public members (so that references to them resolve);
+# the stock template lists them in tables whose entries have no page of their own.
+templates_path = ["_templates"]
 autodoc_default_options = {"members": False}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
