@@ -57,6 +57,23 @@ JAX_COMPILE_HEAVY = (
     "tests/test_gradcheck_cli.py::test_derivatives_through_the_real_image_height_field_solve[jax]",
     "tests/test_configurations_batch.py::test_traced_operand_across_configurations_gradient_jax",
     "tests/test_aiming.py::test_float32_aims_to_a_dtype_derived_tolerance[jax]",
+    # 2026-12-07, --durations on 2 cores (6-12 s each; every one keeps its NumPy and Torch
+    # cases, and its test keeps other JAX cases where it has them):
+    "tests/test_wavefront_energy.py::test_airy_energy_inside_the_first_dark_ring[jax]",
+    "tests/test_optimize_gradients.py::test_gradient_reaches_conic_index_decenter_tilt_and_curvature_through_flat[jax]",
+    "tests/test_gradcheck_cli.py::test_autograd_agrees_with_finite_differences_on_every_surface_type[biconic-jax]",
+    "tests/test_corpus.py::test_rms_spots[jax-achromat_finite]",
+    "tests/test_corpus.py::test_rms_spots[jax-cassegrain]",
+    "tests/test_aiming.py::test_aimed_rays_cross_the_stop_at_the_requested_point[jax-infinite]",
+    "tests/test_aiming.py::test_chief_ray_goes_through_the_stop_centre_and_pupil_rim_is_r_stop[jax]",
+    "tests/test_aiming.py::test_every_wavelength_is_aimed_at_the_same_stop_point[jax]",
+    "tests/test_chunked_trace.py::test_chunked_bundle_equals_one_batch[jax]",
+    "tests/test_psf_polychromatic.py::test_polychromatic_mtf_runs_alike_on_every_backend[jax]",
+    "tests/test_solvers_scalar_newton.py::test_round_off_tolerance_lets_float32_converge[jax]",
+    "tests/test_trace_bundle.py::test_spot_reference_is_the_primary_chief_even_when_not_traced[jax]",
+    # compile tests (./dev compile-tests), 17-21 s each: other designs and losses still run
+    "tests/test_compiled_retrace.py::test_an_aspheric_first_surface_traced_with_no_step_equals_eager_on_unlike_designs[torch-fisheye]",
+    "tests/test_jax_jit_losses.py::test_a_jitted_loss_and_its_gradient_equal_eager_and_central_differences[wavefront-real]",
 )
 
 
