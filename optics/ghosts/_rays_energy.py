@@ -28,16 +28,16 @@ def _cosines(before, after, n1, n2, reflection):
 
 
 def _fraction(surface, n1, n2, cos_i, wavelength, reflect):
-    """The s/p-averaged R (``reflect``) or T per ray of one crossing."""
+    """(s, p) R (``reflect``) or T per ray of one crossing."""
     from ..coatings import interface_amplitudes, power_from_amplitudes
 
     coating = getattr(surface, "coating", None)
     amplitudes = [be.asarray(a) for a in interface_amplitudes(coating, n1, n2, cos_i, wavelength)]
     rs, rp, ts, tp = power_from_amplitudes(n1, n2, cos_i, *amplitudes)
-    return (rs + rp) / 2 if reflect else (ts + tp) / 2
+    return (rs, rp) if reflect else (ts, tp)
 
 
-def ray_fractions(optic, traced_optic, path, rays, wavelength):
+def ray_fractions(optic, traced_optic, path, rays, wavelength, polarization="unpolarized"):
     """Per-ray product of the power fractions along ``path`` through ``traced_optic``.
 
     Parameters
@@ -54,6 +54,10 @@ def ray_fractions(optic, traced_optic, path, rays, wavelength):
         Object-space rays (global, shape (n,)) from :func:`optics.ghosts.ghost_rays`.
     wavelength : float
         Vacuum wavelength, µm.
+    polarization : {"unpolarized", "s", "p"}
+        The products of the s fractions, of the p fractions, or their mean (unpolarized:
+        each polarization kept through the path, as in a plane of incidence that does
+        not turn: exact for meridional rays of a centred lens and for a plate).
 
     Returns
     -------
@@ -61,6 +65,8 @@ def ray_fractions(optic, traced_optic, path, rays, wavelength):
         Product of R at the reflections and T at the other crossings, each at the
         ray's own incidence angle; 0 for a ray that does not reach the image.
     """
+    if polarization not in ("unpolarized", "s", "p"):
+        raise ValueError(f"polarization must be 'unpolarized', 's' or 'p', not {polarization!r}")
     n = medium_indices(optic, wavelength)
     surfaces = traced_optic.surfaces
     frames = surface_frames(surfaces)
@@ -69,7 +75,8 @@ def ray_fractions(optic, traced_optic, path, rays, wavelength):
     with be.quiet_float_errors():
         traced = surface_loop(surfaces, frames, indices, rays, keep=keep)
     kept = traced.kept
-    product, reflections = None, 0
+    product_s = product_p = None
+    reflections = 0
     for u, (k, direction) in enumerate(path, start=1):
         original = optic.surfaces[k]
         if direction != 0 and original.is_mirror:
@@ -86,9 +93,13 @@ def ray_fractions(optic, traced_optic, path, rays, wavelength):
             if n1 == n2 and getattr(original, "coating", None) is None:
                 continue  # no index step, no coating: T = 1
         cos_i = _cosines(kept[u - 1], kept[u], n1, n2, direction == 0)
-        f = _fraction(original, n1, n2, cos_i, wavelength, direction == 0)
-        product = f if product is None else product * f
+        f_s, f_p = _fraction(original, n1, n2, cos_i, wavelength, direction == 0)
+        product_s = f_s if product_s is None else product_s * f_s
+        product_p = f_p if product_p is None else product_p * f_p
     valid = traced.rays.valid
+    if product_s is None:
+        product_s = product_p = be.ones_like(traced.rays.x)
+    product = {"s": product_s, "p": product_p}.get(polarization)
     if product is None:
-        product = be.ones_like(traced.rays.x)
-    return be.where(valid, be.where(valid, product, 0.0), 0.0)
+        product = (product_s + product_p) / 2
+    return be.where(valid, product, 0.0)
