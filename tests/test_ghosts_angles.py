@@ -87,3 +87,31 @@ def test_ghost_energy_is_reported_per_field_and_changes_off_axis():
     assert on.energy == pytest.approx(path_energy(optic, ghost_path(optic, 2, 1), 0.55)["energy"]
                                       / path_energy(optic, ghost_path(optic, 2, 1), 0.55)["primary"], rel=1e-9)
     assert off.energy > on.energy  # R grows with the angle for unpolarized light at 40°
+
+
+def _plate_ghost_energy(thickness_nm):
+    optic = _plate()
+    optic.surfaces[2].coating = Coating([Layer(1.38, thickness_nm)])
+    w = optic.primary_wavelength
+    rays = ghost_rays(optic, (0.0, 1.0), 1, w)
+    path = ghost_path(optic, 2, 1)
+    return be.mean(ray_fractions(optic, ghost_optic(optic, 2, 1), path, rays, w))
+
+
+def _numpy_energy(thickness_nm):
+    with be.using("numpy", precision="float64"):
+        return float(be.to_numpy(_plate_ghost_energy(thickness_nm)))
+
+
+def test_ghost_energy_gradient_in_a_coating_thickness(autodiff_backend):
+    point = 80.0
+    value, (gradient,) = be.gradients(_plate_ghost_energy, [be.asarray(point)])
+    assert abs(float(value) - _numpy_energy(point)) < 1e3 * be.machine_eps(1.0) * abs(float(value))
+    gradient = float(gradient)
+    errors = []
+    for h in (1e-2 * point, 1e-3 * point):
+        central = (_numpy_energy(point + h) - _numpy_energy(point - h)) / (2 * h)
+        errors.append(abs(central - gradient))
+    assert errors[1] < 1e-6 * abs(gradient), errors
+    assert errors[1] <= errors[0]
+    assert abs(gradient) > 1e-8  # the film thickness matters to the ghost
