@@ -6,14 +6,13 @@ import math
 
 import numpy as np
 import pytest
+from helpers import singlet
 
 import optics
 from optics import backend as be
 from optics.coatings import Coating, Layer
 from optics.ghosts import ghost_optic, ghost_path, ghost_rays, ghosts, path_energy
 from optics.ghosts._rays_energy import ray_fractions
-
-from helpers import singlet
 
 N_GLASS, THETA = 1.5, 40.0
 
@@ -47,7 +46,11 @@ def test_an_oblique_plate_ghost_is_the_closed_form_fresnel_product(polarization)
     optic = _plate()
     w = optic.primary_wavelength
     rays = ghost_rays(optic, (0.0, 1.0), 1, w)
-    got = be.to_numpy(ray_fractions(optic, ghost_optic(optic, 2, 1), ghost_path(optic, 2, 1), rays, w, polarization))
+    got = be.to_numpy(
+        ray_fractions(
+            optic, ghost_optic(optic, 2, 1), ghost_path(optic, 2, 1), rays, w, polarization
+        )
+    )
     sin_air = math.sin(math.radians(THETA))
     r_in = _fresnel(1.0, N_GLASS, sin_air)  # entering: air -> glass at θ
     r_back = _fresnel(N_GLASS, 1.0, sin_air / N_GLASS)  # inside: glass -> air at θ'
@@ -84,8 +87,11 @@ def test_ghost_energy_is_reported_per_field_and_changes_off_axis():
     optic = _plate()
     on = ghosts(optic, field=(0.0, 0.0), rings=1).ghosts[0]
     off = ghosts(optic, field=(0.0, 1.0), rings=1).ghosts[0]
-    assert on.energy == pytest.approx(path_energy(optic, ghost_path(optic, 2, 1), 0.55)["energy"]
-                                      / path_energy(optic, ghost_path(optic, 2, 1), 0.55)["primary"], rel=1e-9)
+    assert on.energy == pytest.approx(
+        path_energy(optic, ghost_path(optic, 2, 1), 0.55)["energy"]
+        / path_energy(optic, ghost_path(optic, 2, 1), 0.55)["primary"],
+        rel=1e-9,
+    )
     assert off.energy > on.energy  # R grows with the angle for unpolarized light at 40°
 
 

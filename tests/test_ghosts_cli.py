@@ -43,7 +43,9 @@ def test_ghosts_bad_input_is_one_line_and_status_2(capsys, argv, words):
 
 
 def test_ghosts_field_all_carries_one_record_per_field(capsys):
-    assert main(["ghosts", "achromat", "--json", "--top", "0", "--rings", "2", "--field", "all"]) == 0
+    assert (
+        main(["ghosts", "achromat", "--json", "--top", "0", "--rings", "2", "--field", "all"]) == 0
+    )
     record = json.loads(capsys.readouterr().out)
     optic = optics.load("achromat")
     fields = optic.fields.normalized()
@@ -53,5 +55,7 @@ def test_ghosts_field_all_carries_one_record_per_field(capsys):
         assert one["field"] == pytest.approx(list(field))
         got = {tuple(g["surfaces"]): g["energy"] for g in one["ghosts"]}
         assert got == pytest.approx(expected, rel=1e-12)
-    on, edge = ({tuple(g["surfaces"]): g["energy"] for g in r["ghosts"]} for r in record["fields"][::2])
+    on, edge = (
+        {tuple(g["surfaces"]): g["energy"] for g in r["ghosts"]} for r in record["fields"][::2]
+    )
     assert on != pytest.approx(edge, rel=1e-6)  # the energies follow the field
