@@ -22,10 +22,10 @@ def register(subparsers):
         help="two-reflection ghosts (every surface pair) ranked by their irradiance on the image",
         description="Trace every two-reflection ghost of LENS (reflected back at surface i, "
         "forward again at surface j < i, then to the image) and rank them by the irradiance "
-        "they bring to the image relative to the primary image: the product of the two "
-        "reflectances (bare Fresnel at normal incidence, or the surface's coating) and of the "
-        "transmittances crossed, times the fraction of rays that arrive, times the ratio of "
-        "the primary spot area to the ghost's. Prints each ghost's paraxial focus (mm from the "
+        "they bring to the image relative to the primary image: the pupil mean over the traced "
+        "rays of the product of the two reflectances and the transmittances crossed, each at "
+        "the ray's own incidence angle (bare Fresnel or the surface's coating, s and p "
+        "averaged; lost rays 0), times the ratio of the primary spot area to the ghost's. Prints each ghost's paraxial focus (mm from the "
         "image plane) and its RMS spot radius on the image (docs/ghosts.md).",
         epilog=EXAMPLE,
     )
