@@ -25,8 +25,9 @@ def register(subparsers):
         "they bring to the image relative to the primary image: the pupil mean over the traced "
         "rays of the product of the two reflectances and the transmittances crossed, each at "
         "the ray's own incidence angle (bare Fresnel or the surface's coating, s and p "
-        "averaged; lost rays 0), times the ratio of the primary spot area to the ghost's. Prints each ghost's paraxial focus (mm from the "
-        "image plane) and its RMS spot radius on the image (docs/ghosts.md).",
+        "averaged; lost rays 0), times the ratio of the primary spot area to the ghost's. "
+        "Prints each ghost's paraxial focus (mm from the image plane) and its RMS spot "
+        "radius on the image (docs/ghosts.md).",
         epilog=EXAMPLE,
     )
     parser.add_argument("lens", metavar="LENS", help="lens file or built-in sample name")
