@@ -121,3 +121,29 @@ def test_ghost_energy_gradient_in_a_coating_thickness(autodiff_backend):
     assert errors[1] < 1e-6 * abs(gradient), errors
     assert errors[1] <= errors[0]
     assert abs(gradient) > 1e-8  # the film thickness matters to the ghost
+
+
+def _singlet_ghost_energy(radius):
+    optic = singlet(radius, -50.0, 5.0, N_GLASS, 47.0, 10.0, (0.0, 5.0))
+    w = optic.primary_wavelength
+    rays = ghost_rays(optic, (0.0, 1.0), 1, w)
+    path = ghost_path(optic, 2, 1)
+    return be.mean(ray_fractions(optic, ghost_optic(optic, 2, 1), path, rays, w))
+
+
+def test_ghost_energy_gradient_in_a_radius(autodiff_backend):
+    point = 50.0
+    _, (gradient,) = be.gradients(_singlet_ghost_energy, [be.asarray(point)])
+    gradient = float(gradient)
+
+    def numpy_value(r):
+        with be.using("numpy", precision="float64"):
+            return float(be.to_numpy(_singlet_ghost_energy(r)))
+
+    errors = []
+    for h in (1e-2, 1e-3):
+        central = (numpy_value(point + h) - numpy_value(point - h)) / (2 * h)
+        errors.append(abs(central - gradient))
+    assert errors[1] < 1e-5 * abs(gradient), errors
+    assert errors[1] <= errors[0]
+    assert abs(gradient) > 1e-9  # the angles, hence R and T, follow the curvature
