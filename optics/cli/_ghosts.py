@@ -22,11 +22,12 @@ def register(subparsers):
         help="two-reflection ghosts (every surface pair) ranked by their irradiance on the image",
         description="Trace every two-reflection ghost of LENS (reflected back at surface i, "
         "forward again at surface j < i, then to the image) and rank them by the irradiance "
-        "they bring to the image relative to the primary image: the product of the two "
-        "reflectances (bare Fresnel at normal incidence, or the surface's coating) and of the "
-        "transmittances crossed, times the fraction of rays that arrive, times the ratio of "
-        "the primary spot area to the ghost's. Prints each ghost's paraxial focus (mm from the "
-        "image plane) and its RMS spot radius on the image (docs/ghosts.md).",
+        "they bring to the image relative to the primary image: the pupil mean over the traced "
+        "rays of the product of the two reflectances and the transmittances crossed, each at "
+        "the ray's own incidence angle (bare Fresnel or the surface's coating, s and p "
+        "averaged; lost rays 0), times the ratio of the primary spot area to the ghost's. "
+        "Prints each ghost's paraxial focus (mm from the image plane) and its RMS spot "
+        "radius on the image (docs/ghosts.md).",
         epilog=EXAMPLE,
     )
     parser.add_argument("lens", metavar="LENS", help="lens file or built-in sample name")
@@ -43,10 +44,11 @@ def register(subparsers):
     )
     parser.add_argument(
         "--field",
-        type=nonnegative_int,
+        type=_field_choice,
         default=0,
-        metavar="I",
-        help="field index of the source, 0-based (default 0: the first field)",
+        metavar="I|all",
+        help="field index of the source, 0-based (default 0: the first field), or 'all': "
+        "every field of the lens, the JSON then carrying one record per field under 'fields'",
     )
     parser.add_argument(
         "--rings", type=rings_option, default=6, help="hexapolar rings traced per ghost (6)"
@@ -57,14 +59,24 @@ def register(subparsers):
     parser.set_defaults(func=run)
 
 
-class _Shown:
-    """The report cut to ``--top`` for the record and the figure."""
+def _field_choice(text):
+    """``--field``: a 0-based field index or ``all``."""
+    if text == "all":
+        return text
+    return nonnegative_int(text)
 
-    def __init__(self, report, top):
-        self.report, self.count = report, top or None
+
+class _Shown:
+    """The reports (one per field) cut to ``--top`` for the record and the figure."""
+
+    def __init__(self, reports, top, every):
+        self.reports, self.count, self.every = reports, top or None, every
+        self.report = reports[0]
 
     def as_dict(self):
-        return self.report.as_dict(self.count)
+        if not self.every:
+            return self.report.as_dict(self.count)
+        return {"fields": [r.as_dict(self.count) for r in self.reports]}
 
 
 def run(args):
@@ -73,17 +85,24 @@ def run(args):
 
     def compute(optic):
         fields = optic.fields.normalized()
-        if args.field >= len(fields):
-            raise UsageError(f"--field must be 0..{len(fields) - 1}, not {args.field}")
-        field = fields[args.field]
-        report = ghosts(optic, field=field, rings=args.rings, wavelength=args.wavelength)
-        return _Shown(report, args.top)
+        every = args.field == "all"
+        if not every and args.field >= len(fields):
+            raise UsageError(f"--field must be 0..{len(fields) - 1} or all, not {args.field}")
+        chosen = fields if every else [fields[args.field]]
+        reports = [
+            ghosts(optic, field=field, rings=args.rings, wavelength=args.wavelength)
+            for field in chosen
+        ]
+        return _Shown(reports, args.top, every)
 
     def figure(shown, optic):
         return ghosts_figure(shown.report, optic, top=shown.count or len(shown.report.ghosts))
 
     def text(shown, record):
-        report = shown.report
+        for report, one in zip(shown.reports, record.get("fields", [record]), strict=True):
+            _text(report, one)
+
+    def _text(report, record):
         print(
             f"{record['ghost_count']} ghosts at {report.wavelength:g} µm, field {report.field}; "
             f"primary spot radius {report.primary_radius:.4g} mm, primary transmission "

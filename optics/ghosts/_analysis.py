@@ -11,7 +11,8 @@ from .. import backend as be
 from .._paraxial import basis_rays, paraxial
 from ..sampling import hexapolar
 from ..trace import field_parameters, launch_rays, prepare, propagate
-from ._energy import path_energy, primary_transmission
+from ._energy import path_energy
+from ._rays_energy import ray_fractions
 from ._unfold import check_pair, ghost_optic, ghost_pairs, ghost_path
 
 
@@ -24,12 +25,13 @@ class Ghost:
     surfaces : (int, int)
         (i, j): reflected back at surface i, forward again at surface j < i.
     reflectances : (float, float)
-        R_i, R_j at normal incidence (bare Fresnel or the surface's coating).
+        R_i, R_j at normal incidence (bare Fresnel or the surface's coating), for reference.
     transmission : float
-        Product of the transmittances the ghost crosses.
+        Product of the normal-incidence transmittances the ghost crosses, for reference.
     energy : float
-        R_i R_j × transmission: fraction of the entering power the ghost brings to the
-        image (before vignetting), relative to the primary path's transmission.
+        Pupil mean over the traced rays of each ray's product of R (the two reflections)
+        and T (every other crossing) at its own incidence angle, s and p averaged; rays
+        that do not reach the image count 0; over the same mean of the primary path.
     focus : float
         z(paraxial ghost focus) − z(image), mm (``inf`` for a collimated ghost).
     paraxial_radius : float
@@ -39,7 +41,7 @@ class Ghost:
     passed : float
         Fraction of the traced rays that reach the image (the rest are vignetted, lost to TIR).
     irradiance : float
-        Ghost irradiance over the primary image's: energy × passed × (r₀ / max(r, r₀))²,
+        Ghost irradiance over the primary image's: energy × (r₀ / max(r, r₀))²,
         r the ghost's RMS radius and r₀ the primary image's (at least the Airy radius).
     """
 
@@ -227,36 +229,41 @@ def ghosts(optic, *, pairs=None, field=(0.0, 0.0), rings=6, wavelength=None) -> 
     pairs = ghost_pairs(optic) if pairs is None else [tuple(p) for p in pairs]
     rays = ghost_rays(optic, field, rings, wavelength)
     primary_rms, _ = _spot(propagate(optic, rays))
+    primary_path = [(k, 1) for k in range(1, optic.image_index)]
+    primary = float(be.item(be.mean(ray_fractions(optic, optic, primary_path, rays, wavelength))))
     fno = float(be.item(paraxial(optic, wavelength).fno))
     airy = 1.22 * wavelength * 1e-3 * fno if math.isfinite(fno) else 0.0
     reference = max(primary_rms if math.isfinite(primary_rms) else 0.0, airy)
     found = []
     for i, j in pairs:
         check_pair(optic, i, j)
-        power = path_energy(optic, ghost_path(optic, i, j), wavelength)
+        path = ghost_path(optic, i, j)
+        normal = path_energy(optic, path, wavelength)
         focus, radius = paraxial_ghost_focus(optic, i, j, wavelength)
-        rms, passed = _spot(propagate(ghost_optic(optic, i, j), rays))
+        unfolded = ghost_optic(optic, i, j)
+        rms, passed = _spot(propagate(unfolded, rays))
+        mean = be.mean(ray_fractions(optic, unfolded, path, rays, wavelength))
         spread = max(rms, reference) if math.isfinite(rms) else math.inf
         ratio = (reference / spread) ** 2 if reference > 0 else 0.0
-        energy = power["energy"] / power["primary"] if power["primary"] > 0 else math.nan
+        energy = float(be.item(mean)) / primary if primary > 0 else math.nan
         found.append(
             Ghost(
                 surfaces=(i, j),
-                reflectances=power["reflectances"],
-                transmission=power["transmission"],
+                reflectances=normal["reflectances"],
+                transmission=normal["transmission"],
                 energy=energy,
                 focus=focus,
                 paraxial_radius=radius,
                 rms_radius=rms,
                 passed=passed,
-                irradiance=energy * passed * ratio,
+                irradiance=energy * ratio,
             )
         )
     found.sort(key=lambda g: -g.irradiance if math.isfinite(g.irradiance) else math.inf)
     return GhostReport(
         ghosts=tuple(found),
         primary_radius=reference,
-        primary_transmission=primary_transmission(optic, wavelength),
+        primary_transmission=primary,
         field=tuple(float(v) for v in field),
         wavelength=wavelength,
         rays=int(be.to_numpy(rays.valid).size),

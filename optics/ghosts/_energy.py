@@ -1,5 +1,8 @@
 """Reflectance and transmittance of each surface crossing of a ghost, at normal incidence.
 
+The reference values of :class:`optics.ghosts.Ghost`; its ``energy`` comes from each ray's
+own angles (:mod:`optics.ghosts._rays_energy`).
+
 The amplitudes of a crossing come from :func:`optics.coatings.interface_amplitudes`: a
 surface's ``coating`` (the protocol ``coating.amplitudes(n1, n2, cos_i, wavelength_um) ->
 (rs, rp, ts, tp)``, light going from medium n1 into n2) or, bare, the Fresnel equations

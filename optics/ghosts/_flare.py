@@ -2,9 +2,10 @@
 
 A ghost images the scene with its own magnification (its paraxial chief ray's image height
 over the primary's) and blurs it with its own spot (the on-axis ghost rays on the image,
-binned into pixels).  The light it carries is the ghost's ``energy × passed`` of the
-primary image's (:class:`optics.ghosts.Ghost`).  Geometric and noise-free: a ghost spot
-is many pixels wide, so the primary image's own PSF does not matter beside it.
+binned into pixels).  The light it carries is the ghost's ``energy`` of the primary
+image's (:class:`optics.ghosts.Ghost`; lost rays count 0 in it), spread over the spot of
+the rays that arrive.  Geometric and noise-free: a ghost spot is many pixels wide, so the
+primary image's own PSF does not matter beside it.
 """
 
 from __future__ import annotations
@@ -150,5 +151,7 @@ def add_ghost_flare(optic, image, pitch, report, count=5):
         if kernel is None:
             continue
         magnification = ghost_magnification(optic, *ghost.surfaces, report.wavelength)
-        total += ghost.energy * _convolved(_magnified(base, magnification), kernel)
+        # The kernel sums to ``passed``; ``energy`` counts the vignetted rays as 0 already.
+        scale = ghost.energy / ghost.passed if ghost.passed > 0 else 0.0
+        total += scale * _convolved(_magnified(base, magnification), kernel)
     return total
