@@ -12,6 +12,7 @@ from helpers import autograd_graph_size
 
 from optics import backend as be
 from optics.solvers import (
+    IterationPolicy,
     ScalarRootProblem,
     floor_slope,
     forced_iterations,
@@ -162,6 +163,25 @@ def test_force_iterations_runs_exactly_that_many_steps(backend):
     forced = quiet_solve(problem, be.zeros(5), force_iterations=early.n_iter + 20)
     assert forced.n_iter == early.n_iter + 20
     np.testing.assert_array_equal(be.to_numpy(forced.t), be.to_numpy(early.t))
+
+
+def test_explicit_policy_replaces_the_settings_block(backend):
+    a, b = be.asarray(A_VALUES), be.asarray(B_VALUES)
+    early = quiet_solve(BatchProblem(cubic, a=a, b=b), be.zeros(5))
+    forced = IterationPolicy(
+        tolerance=1e-10,
+        max_iterations=100,
+        forced_iterations=early.n_iter + 7,
+        compact=True,
+        static=False,
+    )
+    # The enclosing block asks for 1 step; the explicit policy wins.
+    with warnings.catch_warnings(), forced_iterations(1):
+        warnings.simplefilter("error")
+        result = solve_scalar_root(BatchProblem(cubic, a=a, b=b), be.zeros(5), policy=forced)
+    assert result.n_iter == early.n_iter + 7
+    np.testing.assert_array_equal(be.to_numpy(result.t), be.to_numpy(early.t))
+    np.testing.assert_allclose(be.to_numpy(result.t), cubic_root(A_VALUES, B_VALUES), rtol=1e-9)
 
 
 # --- classification -----------------------------------------------------------------------

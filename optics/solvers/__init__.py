@@ -25,6 +25,7 @@ from ._rejections import NON_CONVERGED, NON_FINITE, TANGENT, grouped_rejections
 from ._scalar_newton import ScalarRootProblem, ScalarRootResult, solve_scalar_root
 from ._settings import (
     SYNC_FREE_ITERATIONS,
+    IterationPolicy,
     ResolvedSettings,
     SolverSettings,
     current_settings,
@@ -50,6 +51,7 @@ __all__ = [
     "SLOPE_FLOOR_CONSTANT",
     "SYNC_FREE_ITERATIONS",
     "TANGENT",
+    "IterationPolicy",
     "Newton2x2Result",
     "ResolvedSettings",
     "SolverSettings",

@@ -155,6 +155,7 @@ def solve_scalar_root(
     name="scalar Newton solve",
     stacklevel=2,
     primal=None,
+    policy=None,
 ) -> ScalarRootResult:
     """Solve n scalar equations F(t) = 0 by Newton's method with an implicit correction.
 
@@ -197,6 +198,10 @@ def solve_scalar_root(
         JAX needs it: ``no_grad()`` cannot stop a transformation from
         recording work on its tracers, so the iteration must see none
         (``be.detach_all``).  Default: ``problem`` itself.
+    policy : IterationPolicy, optional
+        The iteration policy, chosen by the caller (a trace method); it
+        replaces ``tol``/``max_iter`` and the :func:`solver_settings` lookup.
+        Default: resolved from ``tol``, ``max_iter`` and the enclosing block.
 
     Returns
     -------
@@ -218,7 +223,7 @@ def solve_scalar_root(
     no read at all inside a ``accel.deferred_reads`` block (a trace): the
     counts, and with them the convergence check, are read after it.
     """
-    settings = resolve_settings(tol, max_iter, t0)
+    settings = resolve_settings(tol, max_iter, t0) if policy is None else policy
     tol, max_iter, static = settings.tolerance, settings.max_iterations, settings.static
     force_iterations, compact = settings.forced_iterations, settings.compact
     t_bar = be.detach(t0)

@@ -22,6 +22,7 @@ from optics import backend as be
 
 __all__ = [
     "SYNC_FREE_ITERATIONS",
+    "IterationPolicy",
     "ResolvedSettings",
     "SolverSettings",
     "current_settings",
@@ -61,14 +62,37 @@ class SolverSettings:
 
 
 @dataclass(frozen=True)
-class ResolvedSettings:
-    """What one solve actually runs with."""
+class IterationPolicy:
+    """The iteration policy one Newton solve runs with, passed explicitly (``policy=``).
+
+    A caller that knows its mode (a trace method) builds one and hands it to
+    the solve; without one the solve resolves it from its own defaults and the
+    enclosing :func:`solver_settings` block (:func:`resolve_settings`).
+
+    Parameters
+    ----------
+    tolerance : float
+        Residual tolerance (mm for surface intersections); 0 asks for round-off.
+    max_iterations : int
+        Most Newton steps.
+    forced_iterations : int or None
+        Exactly this many masked steps (no early exit, no host sync); None:
+        the early-exit loop.
+    compact : bool
+        Iterate only the still-moving problems (early-exit loop only).
+    static : bool
+        A compiled graph: no host read, no counts, masked implicit correction.
+    """
 
     tolerance: float
     max_iterations: int
     forced_iterations: int | None
     compact: bool
     static: bool
+
+
+#: The former name of :class:`IterationPolicy`.
+ResolvedSettings = IterationPolicy
 
 
 #: Masked Newton steps of a sync-free solve: the benchmark freeforms converge
@@ -110,7 +134,7 @@ def forced_iterations(n):
     return solver_settings(forced_iterations=None if n is None else int(n))
 
 
-def resolve_settings(tolerance, max_iterations, *arrays) -> ResolvedSettings:
+def resolve_settings(tolerance, max_iterations, *arrays) -> IterationPolicy:
     """The settings for one solve whose own defaults are ``tolerance`` and ``max_iterations``.
 
     Inside a compiled graph (or when one of ``arrays``, the solve's inputs,
@@ -129,7 +153,7 @@ def resolve_settings(tolerance, max_iterations, *arrays) -> ResolvedSettings:
         forced = max_iterations
     elif forced is None and _sync_free(settings.sync_free, arrays):
         forced = min(int(max_iterations), SYNC_FREE_ITERATIONS)
-    return ResolvedSettings(tolerance, int(max_iterations), forced, settings.compact, static)
+    return IterationPolicy(tolerance, int(max_iterations), forced, settings.compact, static)
 
 
 def _sync_free(choice, arrays) -> bool:
