@@ -63,7 +63,7 @@ def stop_points(optic, fields, px, py):
     qx, qy = field_parameters(optic, hx, hy)
     wavelength = be.asarray(optic.primary_wavelength)
     result = aim(optic, qx, qy, px[None], py[None], wavelength, first_order)
-    rays = launch_rays(optic, qx, qy, result.px, result.py, wavelength, first_order)
+    rays = launch_rays(optic, qx, qy, result.px, result.py, wavelength)
     shape = tuple(result.px.shape)
     rays = rays.replace(
         **{
@@ -120,7 +120,7 @@ def test_stop_radius_is_the_real_entrance_pupil_edge_ray_or_half_the_stop_diamet
     optic = double_gauss()
     first_order = paraxial(optic)
     wavelength = be.asarray(optic.primary_wavelength)
-    edge = launch_rays(optic, 0.0, 0.0, 1.0, 0.0, wavelength, first_order)
+    edge = launch_rays(optic, 0.0, 0.0, 1.0, 0.0, wavelength)
     x, y, _ = trace_to_surface(optic, edge, optic.stop_index)
     assert float(be.item(stop_radius(optic, first_order))) == pytest.approx(
         math.hypot(float(be.item(x)), float(be.item(y))), rel=1e-15
@@ -129,7 +129,7 @@ def test_stop_radius_is_the_real_entrance_pupil_edge_ray_or_half_the_stop_diamet
     first_order = paraxial(optic)
     assert float(be.item(stop_radius(optic, first_order))) == 15.0
     # The paraxial marginal ray meets the stop at D/2, so r_stop and the paraxial EPD agree.
-    paraxial_edge = launch_rays(optic, 0.0, 0.0, 1e-6, 0.0, wavelength, first_order)
+    paraxial_edge = launch_rays(optic, 0.0, 0.0, 1e-6, 0.0, wavelength)
     x, _, _ = trace_to_surface(optic, paraxial_edge, optic.stop_index)
     assert float(be.item(x)) / 1e-6 == pytest.approx(15.0, rel=1e-6)
 

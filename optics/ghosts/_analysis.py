@@ -170,7 +170,7 @@ def ghost_rays(optic, field=(0.0, 0.0), rings=6, wavelength=None):
     wavelength = optic.primary_wavelength if wavelength is None else wavelength
     qx, qy = field_parameters(system, *field)
     px, py = hexapolar(rings)
-    return launch_rays(optic, qx, qy, px, py, wavelength, system.first_order)
+    return launch_rays(system, qx, qy, px, py, wavelength)
 
 
 def trace_ghost(optic, i, j, field=(0.0, 0.0), rings=6, wavelength=None):

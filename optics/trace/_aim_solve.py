@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import backend as be
 from ..solvers import newton_2x2, newton_2x2_static, normalized_solve_masked
-from .launch import launch_rays
+from .launch import launch_from
 from .prepared import trace_to_surface
 
 #: Continuation for the rays Newton misses: first step in s, smallest before giving up, stages.
@@ -160,7 +160,7 @@ class AimProblem(DifferenceProblem):
         """Local stop (x, y) in mm for p of shape (k, n, 2); NaN where a ray fails."""
         k, n = int(p.shape[0]), int(p.shape[1])
         px, py = p[..., 0], p[..., 1]
-        rays = launch_rays(self.optic, self.qx, self.qy, px, py, self.wavelength, self.first_order)
+        rays = launch_from(self.optic, self.first_order, self.qx, self.qy, px, py, self.wavelength)
         names = ("x", "y", "z", "L", "M", "N", "wavelength", "opd", "valid")
         flat = {a: be.reshape(be.broadcast_to(getattr(rays, a), (k, n)), (-1,)) for a in names}
         x, y, valid = trace_to_surface(self.optic, rays.replace(**flat), self.optic.stop_index)

@@ -23,7 +23,7 @@ from ..solvers import (
     resolve_settings,
 )
 from ._aim_solve import AimProblem, solve
-from .launch import launch_rays
+from .launch import launch_from
 from .prepared import aiming_mode, frames_of, trace_to_surface
 
 #: Newton steps allowed per aim stage.
@@ -33,9 +33,9 @@ MAX_ITERATIONS = 30
 def launch(optic, qx, qy, px, py, wavelength, first_order):
     """:func:`optics.trace.launch.launch_rays` in the optic's aiming mode; unaimed rays invalid."""
     if aiming_mode(optic) != "real":
-        return launch_rays(optic, qx, qy, px, py, wavelength, first_order)
+        return launch_from(optic, first_order, qx, qy, px, py, wavelength)
     result = aim(optic, qx, qy, px, py, wavelength, first_order)
-    rays = launch_rays(optic, qx, qy, result.px, result.py, wavelength, first_order)
+    rays = launch_from(optic, first_order, qx, qy, result.px, result.py, wavelength)
     return rays.replace(valid=be.logical_and(rays.valid, result.converged))
 
 
@@ -69,7 +69,7 @@ def stop_radius(optic, first_order):
         return be.asarray(optic.aperture.value) / 2.0
     zero = be.zeros_like(be.asarray(first_order.epd))
     wavelength = be.asarray(optic.primary_wavelength)
-    rays = launch_rays(optic, zero, zero, zero + 1.0, zero, wavelength, first_order)
+    rays = launch_from(optic, first_order, zero, zero, zero + 1.0, zero, wavelength)
     x, y, reached = trace_to_surface(optic, rays, optic.stop_index)
     return be.where(reached, be.hypot(x, y), math.nan)
 

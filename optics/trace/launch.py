@@ -4,21 +4,22 @@ import numpy as np
 
 from .. import backend as be
 from ..rays import Rays
+from .prepared import prepare
 
 
-def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
+def launch_rays(system, qx, qy, px, py, wavelength):
     """Rays (global coordinates, object space) leaving the object toward the entrance pupil.
 
     Parameters
     ----------
-    optic : Optic
+    system : Optic or PreparedSystem
+        Its first-order data give the paraxial entrance pupil's position and
+        diameter (mm).
     qx, qy, px, py : array, shapes broadcasting to one shape S
         Object-space field parameters (:mod:`optics.trace.object_field`: slopes, or mm)
         and normalized pupil coordinates; every input broadcasts together.
     wavelength : float or array, shape S or broadcastable to it
         Micrometres.
-    first_order : ParaxialData
-        Gives the paraxial entrance pupil's position and diameter (mm).
 
     Returns
     -------
@@ -27,6 +28,29 @@ def launch_rays(optic, qx, qy, px, py, wavelength, first_order):
         object at infinity on the plane through the entrance pupil's centre
         normal to the beam, else at the object point; ``intensity`` 1, ``opd``
         0 and ``valid`` True, broadcast to S; ``wavelength`` as given.
+    """
+    system = prepare(system)
+    return launch_from(system.optic, system.first_order, qx, qy, px, py, wavelength)
+
+
+def launch_from(optic, first_order, qx, qy, px, py, wavelength):
+    """:func:`launch_rays` of ``optic`` with its first-order data given (detached or viewed).
+
+    For the trace's own solves and compiled kernels, which hold a detached or per-ray
+    viewed copy of the data.
+
+    Parameters
+    ----------
+    optic : Optic
+    first_order : ParaxialData
+        The paraxial entrance pupil's position and diameter (mm).
+    qx, qy, px, py, wavelength : array
+        As in :func:`launch_rays`.
+
+    Returns
+    -------
+    Rays
+        As in :func:`launch_rays`.
     """
     radius, z_pupil = first_order.epd / 2, first_order.ep_position
     px, py = be.asarray(px), be.asarray(py)

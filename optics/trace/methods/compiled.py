@@ -21,7 +21,7 @@ from ...geometry.newton_base import NewtonRaphsonGeometry
 from ...rays import Rays
 from ...solvers import current_settings, forced_iterations
 from ..aim import aim
-from ..launch import launch_rays
+from ..launch import launch_from, launch_rays
 from ..loop import RAY_FIELDS, Traced, surface_loop
 from ..prepared import prepare, propagate
 from ..real_image_height import field_parameters
@@ -210,7 +210,7 @@ def launch_and_trace(surfaces, frames, indices, context, roots, flagged, qx, qy,
     Each surface a stage: on JAX, XLA then does not recompute earlier surfaces in later ones.
     """
     optic, first_order = context
-    rays = launch_rays(optic, qx, qy, px, py, wl, first_order)
+    rays = launch_from(optic, first_order, qx, qy, px, py, wl)
     traced = surface_loop(
         surfaces,
         frames,
@@ -227,7 +227,7 @@ def roots_only(surfaces, frames, indices, context, roots, flagged, qx, qy, px, p
     """The no-grad first of two passes: the Newton roots, surface by surface."""
     # Not staged: a stage's values leave it only as its outputs.
     optic, first_order = context
-    rays = launch_rays(optic, qx, qy, px, py, wl, first_order)
+    rays = launch_from(optic, first_order, qx, qy, px, py, wl)
     return surface_loop(surfaces, frames, indices, rays, collect_roots=True).roots
 
 
@@ -295,7 +295,7 @@ def retrace_unconverged(system, inputs, rays, unconverged):
     # The eager loop's own step limit, whatever count a caller forced on the graph.
     with forced_iterations(None):
         subset = [flat(value)[mask] for value in inputs]
-        launched = launch_rays(system.optic, *subset, system.first_order)
+        launched = launch_rays(system, *subset)
         again = propagate(system, launched)
     replaced = {
         name: be.reshape(be.scatter(flat(getattr(rays, name)), mask, getattr(again, name)), shape)
