@@ -132,10 +132,9 @@ def derivative(fn, value) -> np.ndarray:
     autograd, or ``jax.jacrev``), returned flat as a float64 NumPy array.
     """
     from optics import backend as be
+    from optics.optimize import residuals_and_jacobian
 
-    _, jacobian = be.residuals_and_jacobian(
-        lambda leaves: be.reshape(fn(leaves[0]), (-1,)), [value]
-    )
+    _, jacobian = residuals_and_jacobian(lambda leaves: be.reshape(fn(leaves[0]), (-1,)), [value])
     return jacobian[:, 0]
 
 

@@ -15,6 +15,7 @@ from helpers import derivative
 
 from optics import backend as be
 from optics.geometry.newton_types import Q2D, QBFS
+from optics.optimize import gradients as exact_gradients
 
 TERMS = [0.01, -0.002, 0.001, 0.0005]
 
@@ -73,7 +74,7 @@ def test_the_gradient_reaches_every_term(autodiff_backend):
         geometry.terms = list(terms)
         return be.sum(geometry.intersect(*as_backend(ray_batch()))[0])
 
-    _, gradients = be.gradients(total, [be.asarray(v) for v in TERMS])
+    _, gradients = exact_gradients(total, [be.asarray(v) for v in TERMS])
     for index, gradient in enumerate(gradients):
         fd, noise = _fd_by_term(index)
         assert abs(float(gradient) - fd) <= 1e-7 * abs(fd) + noise

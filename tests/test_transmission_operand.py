@@ -9,7 +9,7 @@ from optics import backend as be
 from optics.coatings import Coating, Layer
 from optics.errors import ConfigurationError, OpticsError
 from optics.materials import ConstantIndex
-from optics.optimize import MeritContext, Operand, Problem, optimize
+from optics.optimize import MeritContext, Operand, Problem, optimize, value_and_gradient
 from optics.params import get_param, replaced
 
 N_GLASS = 1.5
@@ -101,7 +101,7 @@ def _check_gradient(path):
     def merit(value):
         return _value(replaced(lens, path, value), samples=7)
 
-    _, gradient = be.value_and_gradient(lambda p: merit(p[0]), [start])
+    _, gradient = value_and_gradient(lambda p: merit(p[0]), [start])
     assert abs(gradient[0]) > 0
     with be.using("numpy"):
         for rel_step in (1e-3, 1e-4):

@@ -21,8 +21,7 @@ def accumulate(total, term, weight=1.0):
     term : array or number, broadcasting against ``total``
     weight : number or 0-d array
     """
-    fused = be.hook("accumulate", total, term)
-    return total + weight * term if fused is None else fused(total, term, weight)
+    return be.hook("accumulate", total, term)(total, term, weight)
 
 
 def add_product(a, t, b):
@@ -32,8 +31,7 @@ def add_product(a, t, b):
     ----------
     a, t, b : arrays or numbers, broadcasting together (at least one an array)
     """
-    fused = be.hook("add_product", a, t, b)
-    return a + t * b if fused is None else fused(a, t, b)
+    return be.hook("add_product", a, t, b)(a, t, b)
 
 
 def ray_block_size(*arrays) -> int | None:

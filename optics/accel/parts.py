@@ -104,15 +104,11 @@ def _split(parts, values):
     """``values`` per part: per-row arrays cut to the part's rows, the others shared."""
     if len(parts.starts) == 1:
         return [list(values)]
-    view = be.hook("row_view", *[v for v in values if be.is_array(v)]) or _row_slice
+    view = be.hook("row_view", *[v for v in values if be.is_array(v)])
     return [
         [view(v, s, parts.size) if _rowed(v, parts.rows) else v for v in values]
         for s in parts.starts
     ]
-
-
-def _row_slice(x, start, size):
-    return x[start : start + size]
 
 
 def _cotangents(parts, cotangents):
@@ -135,12 +131,7 @@ def _joined(parts, pieces):
     owned = tuple(parts.owned(k) for k in range(len(pieces)))
     if all(o == (0, parts.size) for o in owned):
         return be.concatenate(pieces)
-    join = be.hook("join_rows", *pieces) or _join_rows  # the overlapping last part
-    return join(pieces, owned)
-
-
-def _join_rows(pieces, owned):
-    return be.concatenate([p[lo:hi] for p, (lo, hi) in zip(pieces, owned)])
+    return be.hook("join_rows", *pieces)(pieces, owned)  # the overlapping last part
 
 
 def _run_each(task, inputs, serial):
@@ -157,8 +148,7 @@ def _finished(task, inputs):
     # A compiled call may return before its program has run; waiting in each part's own
     # thread keeps the programs side by side (and the calls steadier).
     out = task(inputs)
-    wait = be.hook("block_until_ready", *[o for o in out if be.is_array(o)])
-    return out if wait is None else wait(out)
+    return be.hook("block_until_ready", *[o for o in out if be.is_array(o)])(out)
 
 
 def _pool():

@@ -13,5 +13,4 @@ def compiled_stage(fn, state):
     ``compiled_stage``) each surface recomputes all earlier ones; values are the same.
     """
     arrays = [a for a in state if be.is_array(a)]
-    stage = be.hook("compiled_stage", *arrays) if arrays else None
-    return fn(state) if stage is None else stage(fn, state)
+    return be.hook("compiled_stage", *arrays)(fn, state) if arrays else fn(state)

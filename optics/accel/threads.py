@@ -57,10 +57,10 @@ class BlockThreads:
     def __init__(self, arrays, preference=None):
         self._preference = PREFERENCE if preference is None else preference
         self._threads = be.hook("intra_op_threads", *arrays) if arrays else None
-        self._candidates = ()
+        self._candidates = ()  # one count or none known: nothing to choose
         if self._threads is not None:
-            with self._threads() as most:
-                self._candidates = tuple(sorted({1, int(most)}))
+            with self._threads() as most:  # the default hook knows no count (None)
+                self._candidates = () if most is None else tuple(sorted({1, int(most)}))
         self._last_per_ray = None  # this trace's last block on the preferred count
         self._usual_blocks = 0  # its blocks on the preferred count (the first one warms up)
 

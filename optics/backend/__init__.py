@@ -16,11 +16,13 @@ from ._autodiff import (  # noqa: F401  (re-exported through __all__)
     enable_grad,
     grad_active,
     graph_free_loop,
+    jacobian,
     no_grad,
     parameter,
     quiet_float_errors,
     recompute,
     requires_grad,
+    value_and_grad,
 )
 from ._compile import (  # noqa: F401  (re-exported through __all__)
     CompileReport,
@@ -34,13 +36,6 @@ from ._compile import (  # noqa: F401  (re-exported through __all__)
 )
 from ._config import *  # noqa: F403  (its __all__)
 from ._creation import *  # noqa: F403  (its __all__)
-from ._derivatives import (  # noqa: F401  (re-exported through __all__)
-    gradients,
-    has_autograd,
-    require_autograd,
-    residuals_and_jacobian,
-    value_and_gradient,
-)
 from ._hooks import capabilities, hook, on_backend_load  # noqa: F401  (re-exported through __all__)
 from ._math import *  # noqa: F403  (its __all__)
 from ._pinning import is_pinned, pin_public, pinned  # noqa: F401  (re-exported through __all__)

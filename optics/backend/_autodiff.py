@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import contextlib
 
+from ..errors import ConfigurationError
 from . import _config, _registry
 from ._creation import array
 from ._dispatch import configured, impl_of, impls_of
+from ._hooks import hook_of
 
 
 def grad_active(*arrays) -> bool:
@@ -106,9 +108,7 @@ def recompute(fn, *arrays):
     Recording eager torch checkpoints: only ``arrays`` are saved and ``fn`` (pure in them and
     the parameters it closes over) runs again backward.  Elsewhere a plain call.
     """
-    impl = impls_of(arrays)[0]
-    own = getattr(impl, "recompute", None)
-    return fn(*arrays) if own is None else own(fn, *arrays)
+    return hook_of(impls_of(arrays)[0], "recompute")(fn, *arrays)
 
 
 def graph_free_loop(body, state, steps, active=None):
@@ -130,3 +130,62 @@ def graph_free_loop(body, state, steps, active=None):
     """
     leaves = list(state) if isinstance(state, (tuple, list)) else [state]
     return impls_of(leaves)[0].graph_free_loop(body, state, int(steps), active)
+
+
+def _differentiating(what):
+    """The configured backend's module, refused where it has no derivatives."""
+    name = _config.get_backend()
+    if _registry.info(name).autodiff is None:
+        raise ConfigurationError(
+            f"{what} needs a backend with derivatives, not {name!r}: choose one of "
+            f"{', '.join(_config.autodiff_backends()) or 'torch or jax (not installed)'}"
+        )
+    return configured()
+
+
+def value_and_grad(fn, arrays):
+    """``fn(*arrays)`` and its exact gradient per array, by the configured backend.
+
+    Parameters
+    ----------
+    fn : callable
+        Maps the arrays to a 0-d array.
+    arrays : sequence of arrays
+        Arrays of the configured backend (gradients are taken at their values).
+
+    Returns
+    -------
+    value : array, shape ()
+    gradients : list of arrays
+        One per array, of its shape (zeros where ``fn`` does not depend on it).
+
+    Raises
+    ------
+    ConfigurationError
+        The configured backend does not differentiate (NumPy).
+    """
+    return _differentiating("be.value_and_grad").value_and_grad(fn, list(arrays))
+
+
+def jacobian(fn, arrays):
+    """``fn(*arrays)`` and its exact Jacobian per array, by the configured backend.
+
+    Parameters
+    ----------
+    fn : callable
+        Maps the arrays to an array of shape (m,).
+    arrays : sequence of arrays
+        Arrays of the configured backend.
+
+    Returns
+    -------
+    value : array, shape (m,)
+    columns : list of arrays
+        Per array j, shape (m, *shape_j): the derivatives of the m values.
+
+    Raises
+    ------
+    ConfigurationError
+        The configured backend does not differentiate (NumPy).
+    """
+    return _differentiating("be.jacobian").jacobian(fn, list(arrays))

@@ -8,6 +8,7 @@ from ..errors import ConfigurationError
 from . import _config, _registry
 from ._compile_report import CompileReport
 from ._dispatch import configured, impl_of
+from ._hooks import hook_of
 
 TRACE_CONSTANTS = [_config.get_backend, _config.get_precision, _config.get_device]
 
@@ -85,7 +86,7 @@ def compile_function(fn, *, rows=None, chunk_rows=None, runner=None, **options):
             f"{', '.join(n for n in _registry.names() if _registry.info(n).compile)}"
         )
     impl = configured()
-    if rows is not None and getattr(impl, "compile_uses_rows", False):  # optional name
+    if rows is not None and hook_of(impl, "compile_uses_rows"):  # an optional hook
         options.update(rows=int(rows), chunk_rows=chunk_rows, runner=runner)
     return impl.compile_function(fn, **options)
 

@@ -6,7 +6,7 @@ import time
 
 from .. import backend as be
 from ..io import load
-from ..optimize import Operand, Problem, optimize
+from ..optimize import Operand, Problem, has_autograd, optimize
 
 #: Relative changes applied to the six radii of the built-in Cooke triplet.
 PERTURBATION = (0.03, -0.03, 0.02, -0.02, 0.03, -0.03)
@@ -37,7 +37,7 @@ def demo_optimization(print_fn=print, steps=None):
         [f"surfaces[{i}].radius" for i in range(1, 7)],
         [Operand("rms_spot", weight=3.0), Operand("efl", target=50.0)],
     )
-    driver = "lbfgs" if be.has_autograd() else "least_squares"
+    driver = "lbfgs" if has_autograd() else "least_squares"
     steps = (40 if driver == "lbfgs" else 25) if steps is None else steps
     print_fn(
         f"Optimizing the Cooke triplet from a perturbed start (radii changed by up to 3%): "

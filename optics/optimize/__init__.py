@@ -28,6 +28,13 @@ from . import (
     operands_polarization,  # noqa: F401 - registers the transmission operand
     operands_thermal,  # noqa: F401 - registers the thermal_focus_shift operand
 )
+from ._derivatives import (
+    gradients,
+    has_autograd,
+    require_autograd,
+    residuals_and_jacobian,
+    value_and_gradient,
+)
 from .constraints import Constraint
 from .diagnostics import OptimizationWarning
 from .drivers import DRIVERS, default_driver, optimize
@@ -67,11 +74,16 @@ __all__ = [
     "apply_solves",
     "default_driver",
     "global_search",
+    "gradients",
+    "has_autograd",
     "optimize",
     "problem_from_lens",
     "read_section",
     "register_operand",
+    "require_autograd",
+    "residuals_and_jacobian",
     "substitute_glasses",
+    "value_and_gradient",
 ]
 
 _be.pin_public(globals(), __all__)  # one configuration per call, whatever other threads set

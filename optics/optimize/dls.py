@@ -46,6 +46,7 @@ import numpy as np
 
 from .. import backend as be
 from ..errors import ConfigurationError
+from ._derivatives import has_autograd, value_and_gradient
 
 #: Initial damping λ (relative to Moré's scaling D, so dimensionless).
 INITIAL_DAMPING = 1e-3
@@ -155,7 +156,7 @@ def run_dls(problem, recorder, jacobian="auto"):
 
 def _linearization(problem, u, jacobian):
     """A function u -> (r (M,), J (M, n), Jᵀr (n,)) following the ``jacobian`` choice."""
-    autograd = be.has_autograd()
+    autograd = has_autograd()
     if jacobian == "auto":
         rows = len(problem.ray_residuals_numpy(u))
         jacobian = "exact" if rows <= EXACT_ROWS_PER_VARIABLE * problem.size else "mixed"
@@ -165,7 +166,7 @@ def _linearization(problem, u, jacobian):
     def linearize(u):
         r, jac = problem.ray_jacobian(u, exact=jacobian == "exact")
         if jacobian == "mixed":  # exact gradient of the merit, J by differences
-            _, merit_gradient = be.value_and_gradient(problem.merit_value, u)
+            _, merit_gradient = value_and_gradient(problem.merit_value, u)
             return r, jac, 0.5 * merit_gradient
         return r, jac, jac.T @ r
 

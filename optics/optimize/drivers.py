@@ -6,9 +6,9 @@ import inspect
 import math
 import warnings
 
-from .. import backend as be
 from ..errors import ConfigurationError
 from ..trace import PupilAimWarning
+from ._derivatives import require_autograd
 from .constraints import run_slsqp
 from .diagnostics import OptimizationWarning, diagnose
 from .dls import run_dls
@@ -132,7 +132,7 @@ def optimize(
             f"its options are {', '.join(driver_options(driver)) or 'none'}"
         )
     if needs_autograd:
-        be.require_autograd(f"the {driver!r} driver")
+        require_autograd(f"the {driver!r} driver")
     _check_constraints(problem, driver)
     start = problem.start()
     before = problem.report(start)

@@ -1,7 +1,7 @@
 """Gradient optimizer steps over scaled variables: Adam and L-BFGS, on any differentiating backend.
 
 Both keep the variables as a NumPy vector u of n numbers and take the loss's
-exact gradient at u from the backend (:func:`optics.backend.value_and_gradient`),
+exact gradient at u from the backend (:func:`optics.optimize.value_and_gradient`),
 so the same code runs on torch and jax; the moments, the L-BFGS memory and
 the line search are a few NumPy operations on n numbers.  Bounds are
 enforced by projection after every step.
@@ -26,6 +26,7 @@ from scipy.optimize import line_search
 
 from .. import backend as be
 from ..errors import ConfigurationError
+from ._derivatives import require_autograd, value_and_gradient
 
 #: Steps of curvature information L-BFGS keeps.
 HISTORY = 20
@@ -67,7 +68,7 @@ class _Steps:
         def evaluate(u):
             key = u.tobytes()
             if key not in seen:
-                seen[key] = be.value_and_gradient(loss_fn, u)
+                seen[key] = value_and_gradient(loss_fn, u)
                 self._invalid += not np.isfinite(seen[key][0])
             return seen[key]
 
@@ -206,7 +207,7 @@ def gradient_steps(algorithm, values, learning_rate, lower=None, upper=None):
         When the configured backend does not differentiate (the message names
         those that do), or the algorithm is unknown.
     """
-    be.require_autograd(f"the {algorithm!r} driver")
+    require_autograd(f"the {algorithm!r} driver")
     if algorithm not in ALGORITHMS:
         raise ConfigurationError(
             f"unknown gradient algorithm {algorithm!r}; choose one of {tuple(ALGORITHMS)}"

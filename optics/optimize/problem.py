@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend as be
+from ._derivatives import has_autograd, residuals_and_jacobian, value_and_gradient
 from .merit import Merit
 from .variables import Variable, VariableSet
 
@@ -89,14 +90,14 @@ class Problem:
 
     def jacobian(self, u):
         """Residuals (m,) and their Jacobian with respect to u (m, n), as ndarrays."""
-        if be.has_autograd():
-            return be.residuals_and_jacobian(self.residuals, u)
+        if has_autograd():
+            return residuals_and_jacobian(self.residuals, u)
         return self.residuals_numpy(u), self._finite_difference_jacobian(u)
 
     def value_and_gradient(self, u):
         """The merit (float) and its gradient with respect to u (ndarray (n,))."""
-        if be.has_autograd():
-            return be.value_and_gradient(self.merit_value, u)
+        if has_autograd():
+            return value_and_gradient(self.merit_value, u)
         r, jacobian = self.jacobian(u)
         return float(r @ r), 2.0 * jacobian.T @ r
 
@@ -154,8 +155,8 @@ class Problem:
         The difference step is eps^(1/3) · max(1, |u_i|), eps the backend's
         machine epsilon (truncation and round-off error both ~ eps^(2/3)).
         """
-        if exact and be.has_autograd():
-            return be.residuals_and_jacobian(fn, u)
+        if exact and has_autograd():
+            return residuals_and_jacobian(fn, u)
         u = np.asarray(u, dtype=float)
         eps = float(be.machine_eps(be.asarray(1.0)))
         columns = []

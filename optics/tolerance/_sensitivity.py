@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import backend as be
 from .._notebook import NotebookView
+from ..optimize import has_autograd, value_and_gradient
 from ._model import quiet_aiming
 
 #: Central-difference step: this fraction of each tolerance half-width (error ~ h²).
@@ -117,8 +118,8 @@ def derivatives_at_nominal(model) -> np.ndarray:
         The criterion's derivative by each component, in criterion units per unit of the
         component's item (mm, degrees, ...).
     """
-    if be.has_autograd():
-        _, gradient = be.value_and_gradient(
+    if has_autograd():
+        _, gradient = value_and_gradient(
             lambda leaves: model.criterion(model.perturbed(leaves)), np.zeros(len(model))
         )
         return gradient
