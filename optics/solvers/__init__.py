@@ -26,7 +26,6 @@ from ._scalar_newton import ScalarRootProblem, ScalarRootResult, solve_scalar_ro
 from ._settings import (
     SYNC_FREE_ITERATIONS,
     IterationPolicy,
-    ResolvedSettings,
     SolverSettings,
     current_settings,
     forced_iterations,
@@ -53,7 +52,6 @@ __all__ = [
     "TANGENT",
     "IterationPolicy",
     "Newton2x2Result",
-    "ResolvedSettings",
     "SolverSettings",
     "ScalarRootProblem",
     "ScalarRootResult",

@@ -23,7 +23,6 @@ from optics import backend as be
 __all__ = [
     "SYNC_FREE_ITERATIONS",
     "IterationPolicy",
-    "ResolvedSettings",
     "SolverSettings",
     "current_settings",
     "forced_iterations",
@@ -89,10 +88,6 @@ class IterationPolicy:
     forced_iterations: int | None
     compact: bool
     static: bool
-
-
-#: The former name of :class:`IterationPolicy`.
-ResolvedSettings = IterationPolicy
 
 
 #: Masked Newton steps of a sync-free solve: the benchmark freeforms converge
