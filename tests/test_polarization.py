@@ -265,3 +265,77 @@ def test_diattenuation_and_retardance_match_svd_and_polar_decomposition(backend)
     np.testing.assert_allclose(_np(retardance(J)), expected_r, rtol=1e-10, atol=1e-12)
     real = tuple(tuple(be.asarray(mats[6:, r, c].real) for c in range(2)) for r in range(2))
     np.testing.assert_allclose(_np(retardance(real)), expected_r[6:], rtol=1e-10, atol=1e-12)
+
+
+# --- the bare refraction's closed form (optics/polarization/trace.py, _refraction) -------
+
+
+def _snell_pair(n1, n2, cos_i):
+    """k_in · k_out of a refraction at incidence cos_i, and cos θt (Snell's law)."""
+    sin_i = np.sqrt(1.0 - cos_i**2)
+    sin_t = n1 * sin_i / n2
+    cos_t = np.sqrt(1.0 - sin_t**2)
+    return cos_i * cos_t + sin_i * sin_t, cos_t  # cos(θi − θt)
+
+
+@pytest.mark.parametrize("n1, n2", [(1.0, 1.6), (1.6, 1.0), (1.5, 1.52)])
+def test_bare_refraction_matches_fresnel_amplitudes_in_both_paths(backend, n1, n2):
+    from optics.polarization.trace import _refraction
+
+    cos_i = np.linspace(1.0, 0.8, 9)  # below the critical angle of 1.6 -> 1 (cos 0.78)
+    c, cos_t = _snell_pair(n1, n2, cos_i)
+    rs, rp, ts, tp = (_np(v).real for v in fresnel_amplitudes(n1, n2, be.asarray(cos_i)))
+    flux = n2 * cos_t / (n1 * cos_i)
+    c_ = be.asarray(c)
+    # Scalar indices: the closed form; per-ray indices: the guarded general formulas.
+    per_ray = [be.asarray(np.full(c.shape, n)) for n in (n1, n2)]
+    for a, b in ((be.asarray(n1), be.asarray(n2)), per_ray):
+        got = [_np(v) for v in _refraction(a, b, c_, None, 0.55)]
+        # cos θt from c loses digits near normal incidence where n1 ≈ n2 (c ≈ 1 − ε):
+        tol = 256 * be.machine_eps(c_) / abs(n2 - n1)
+        np.testing.assert_allclose(got, [ts, tp, flux], rtol=tol)
+
+
+def test_bare_refraction_between_equal_indices_is_the_identity(backend):
+    from optics.polarization.trace import _refraction
+
+    c = be.asarray(np.ones(4))
+    for a, b in ((be.asarray(1.5), be.asarray(1.5)), (1.5, 1.5 * (1 + 1e-12))):
+        ts, tp, flux = (_np(v) for v in _refraction(a, b, c, None, 0.55))
+        np.testing.assert_allclose([ts, tp, flux], 1.0, rtol=1e-10)
+
+
+def _refraction_sum(n2, c, per_ray):
+    from optics.polarization.trace import _refraction
+
+    c = be.asarray(np.array([0.999, 0.99, 0.97])) * c
+    n1 = be.asarray(1.0)
+    if per_ray:
+        n1, n2 = n1 + 0.0 * c, n2 + 0.0 * c
+    ts, tp, flux = _refraction(n1, n2, c, None, 0.55)
+    return be.sum(ts + 2.0 * tp + 3.0 * flux)
+
+
+@pytest.mark.parametrize("per_ray", [False, True], ids=["closed-form", "guarded"])
+def test_bare_refraction_gradient_matches_central_differences(autodiff_backend, per_ray):
+    point = (1.6, 1.0)
+    value, grads = be.gradients(
+        lambda n2, c: _refraction_sum(n2, c, per_ray), [be.asarray(v) for v in point]
+    )
+
+    def numpy_value(p):
+        with be.using("numpy", precision="float64"):
+            return float(_np(_refraction_sum(be.asarray(p[0]), be.asarray(p[1]), per_ray)))
+
+    assert abs(value - numpy_value(point)) < 64 * be.machine_eps(1.0) * abs(value)
+    for k, gradient in enumerate(grads):
+        errors = []
+        for h in (1e-4, 1e-5):
+            up, down = list(point), list(point)
+            up[k] += h
+            down[k] -= h
+            fd = (numpy_value(up) - numpy_value(down)) / (2 * h)
+            errors.append(abs(fd - float(gradient)))
+        assert abs(float(gradient)) > 1e-3
+        assert errors[1] < 1e-6 * abs(float(gradient)), (k, errors, gradient)
+        assert errors[1] <= errors[0] + 1e-12

@@ -17,7 +17,6 @@ plane of incidence and the angle of incidence follow from Snell's law itself
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import numbers
 from dataclasses import dataclass
@@ -27,13 +26,20 @@ import numpy as np
 
 from .. import accel
 from .. import backend as be
-from ..rays import Rays
 from ..surfaces import media
 from ..trace import prepare, trace_surfaces
-from ._vectors import cross, dot, unit_normal_to
+from ._blocks import joined_blocks
+from ._vectors import cross, dot, none_true, unit_normal_and_scale, unit_normal_to
 from .absorption import absorption_of
 
 __all__ = ["PolarizationTrace", "polarization_trace"]
+
+#: A batch larger than the eager trace's block (``accel.ray_block_size``) is traced in
+#: equal blocks of at most that block over this: the PRT matrices keep the rays at every
+#: surface and some thirty more ray-sized arrays alive, which half-sized blocks keep in the
+#: CPU's caches (NumPy, the Cooke triplet at 2e5 and 1e6 rays: a few per cent faster than
+#: whole blocks, and than thirds or quarters; benchmarks/test_bench_polarization.py).
+BLOCK_DIVISOR = 2
 
 
 @dataclass(frozen=True)
@@ -136,13 +142,16 @@ def polarization_trace(system, field, pupil, wavelength=None, *, method=None, ai
     block = accel.ray_block_size(*arrays) if method is None else None
     if block is None or count <= block:
         return _traced(system, inputs, method)
-    # Cache-sized blocks, as the eager trace runs its own (the same arithmetic, faster).
+    # Cache-sized blocks, as the eager trace runs its own (the same arithmetic, faster),
+    # of equal sizes, so that no short last block pays the per-block overhead.
+    blocks = -(-count // max(block // BLOCK_DIVISOR, 2))
+    block = -(-count // blocks)
     flat = [_flat(v, shape) for v in inputs]
-    parts = [
+    parts = (
         _traced(system, [_cut(v, start, start + block) for v in flat], None)
         for start in range(0, count, block)
-    ]
-    return _joined(parts, shape)
+    )
+    return joined_blocks(parts, shape)
 
 
 def _flat(value, shape):
@@ -156,30 +165,6 @@ def _cut(value, start, stop):
     return value if isinstance(value, numbers.Real) else value[start:stop]
 
 
-def _joined(parts, shape):
-    """One PolarizationTrace of shape ``shape`` from the traces of consecutive flat blocks."""
-
-    def join(values):
-        first = values[0]
-        if isinstance(first, tuple):
-            return tuple(join([v[j] for v in values]) for j in range(len(first)))
-        if isinstance(first, Rays):
-            fields = dataclasses.fields(Rays)
-            return Rays(*(join([getattr(v, f.name) for v in values]) for f in fields))
-        if not be.is_array(first) or first.ndim == 0:
-            return first
-        return be.reshape(be.concatenate(values), shape)
-
-    names = [f.name for f in dataclasses.fields(PolarizationTrace)]
-    kept = {"entrance_axes", "exit_axes"}
-    return PolarizationTrace(
-        **{
-            n: getattr(parts[0], n) if n in kept else join([getattr(p, n) for p in parts])
-            for n in names
-        }
-    )
-
-
 def _traced(system, inputs, method):
     """The PolarizationTrace of one batch (``inputs``: hx, hy, px, py, wavelength)."""
     hx, hy, px, py, wavelength = inputs
@@ -189,7 +174,8 @@ def _traced(system, inputs, method):
     indices = system.indices(wavelength)
     mediums = media(surfaces)
     coatings = [getattr(surface, "coating", None) for surface in surfaces]
-    M, first, basis, hand, flux, loss = None, None, None, 1, None, None
+    M, first, s_prev, hand, flux, loss = None, None, None, 1, None, None
+    last = None  # (s, k_out, is_mirror) of the last interface that acts
     for i in range(1, len(surfaces)):
         surface, coating = surfaces[i], coatings[i]
         k_in, k_out = _directions(at[i - 1]), _directions(at[i])
@@ -204,7 +190,7 @@ def _traced(system, inputs, method):
             continue  # the same medium on both sides: the identity
         c = dot(k_in, k_out)
         # Where k_out ∥ k_in any s ⊥ k_in serves: the previous s is one (R is then I).
-        s = unit_normal_to(k_in, k_out, None if basis is None else basis[0])
+        s, inv = unit_normal_and_scale(k_in, k_out, s_prev)
         if surface.is_mirror:
             cos_i = be.sqrt(be.clip(0.5 * (1.0 - c), 0.0, 1.0))
             if coating is None:
@@ -221,22 +207,26 @@ def _traced(system, inputs, method):
             step = None
         else:
             a_s, a_p, step = _refraction(n1, n2, c, coating, wavelength)
-        if basis is None:
+        if s_prev is None:
             first = (s, cross(k_in, s))
             M = ((a_s, None), (None, a_p))
         else:
-            M = _turned(M, basis, hand, s, a_s, a_p)
-        # p_out = k_out × s in transmission, s × k_out in reflection (rp = rs at normal
-        # incidence).
-        p_out = cross(s, k_out) if surface.is_mirror else cross(k_out, s)
-        basis, hand = (s, p_out), (-1 if surface.is_mirror else 1)
+            # s · (k_in × s') = s' · k_out / |k_in × k_out| (s' ⊥ k_in): no p vector is formed.
+            M = _turned(M, hand, dot(s, s_prev), dot(s_prev, k_out) * inv, a_s, a_p)
+        s_prev, hand = s, (-1 if surface.is_mirror else 1)
+        last = (s, k_out, surface.is_mirror)
         if step is not None:
             flux = step if flux is None else flux * step
+    if last is not None:
+        # p_out = k_out × s in transmission, s × k_out in reflection (rp = rs at normal
+        # incidence).
+        s, k_last, mirror = last
+        basis = (s, cross(s, k_last) if mirror else cross(k_last, s))
     exit_rays = at[-1]
     valid = exit_rays.valid
     k_in, k_out = _directions(at[0]), _directions(exit_rays)
     ones = be.ones_like(exit_rays.x)
-    if basis is None:  # no interface: the identity in any basis ⊥ k
+    if last is None:  # no interface: the identity in any basis ⊥ k
         s = unit_normal_to(k_in, k_in)
         first = basis = (s, cross(k_in, s))
         M = ((1.0, None), (None, 1.0))
@@ -244,9 +234,10 @@ def _traced(system, inputs, method):
     if loss is not None:
         M = tuple(tuple(None if v is None else v * loss for v in row) for row in M)
     M = tuple(
-        tuple(be.where(valid, zero if v is None else v * ones, zero) for v in row) for row in M
+        tuple(be.where(valid, zero if v is None else _shaped(v, ones), zero) for v in row)
+        for row in M
     )
-    flux = be.where(valid, ones if flux is None else flux * ones, zero)
+    flux = be.where(valid, ones if flux is None else _shaped(flux, ones), zero)
     return PolarizationTrace(
         M,
         first,
@@ -261,16 +252,22 @@ def _traced(system, inputs, method):
     )
 
 
-def _turned(M, basis, hand, s, a_s, a_p):
+def _shaped(value, ones):
+    """``value * ones``: a number or a smaller array broadcast to the rays' shape S."""
+    if be.is_array(value) and tuple(value.shape) == tuple(ones.shape):
+        return value  # already of shape S: the product would copy it
+    return value * ones
+
+
+def _turned(M, hand, cos, sin, a_s, a_p):
     """diag(a_s, a_p) R M: R takes the previous outgoing basis to (s, k × s) about k.
 
-    ``hand`` is +1 when the previous basis is (s', k × s'), −1 when (s', s' × k) (after a
-    mirror): then p·s' = −hand (s·p'), p·p' = hand (s·s').
+    ``cos`` = s·s' and ``sin`` = s·(k × s'), with s' the previous s.  ``hand`` is +1 when
+    the previous basis is (s', p' = k × s'), −1 when (s', p' = s' × k) (after a mirror):
+    then s·p' = hand sin, p·s' = −sin and p·p' = hand cos.
     """
-    s_prev, p_prev = basis
-    cos = dot(s, s_prev)
-    sin = dot(s, p_prev)
-    R = ((cos, sin), (-sin, cos) if hand > 0 else (sin, -cos))
+    minus = -sin
+    R = ((cos, sin), (minus, cos)) if hand > 0 else ((cos, minus), (minus, -cos))
     rows = []
     for r, a in ((0, a_s), (1, a_p)):
         row = []
@@ -287,29 +284,54 @@ def _mul_add(x, m0, y, m1):
         return y * m1
     if m1 is None:
         return x * m0
-    return accel.add_product(x * m0, y, m1)
+    return x * m0 + y * m1
 
 
 def _refraction(n1, n2, c, coating, wavelength):
     """(a_s, a_p, flux factor) of a refraction whose directions have k_in · k_out = c."""
     # v = n2 k_out − n1 k_in lies along the normal: cos θi ∝ |k_in·v|, cos θt ∝ |k_out·v|,
     # both over |v|, which every ratio below cancels.
+    if coating is None and _well_apart(n1, n2, c):
+        # k_in·v = n2 c − n1 and k_out·v = n2 − n1 c have one sign, so that
+        # n1 cos θi + n2 cos θt = (n2² − n1²)/|v| and n2 cos θi + n1 cos θt = c (n2² − n1²)/|v|:
+        # fresnel_amplitudes' ts, tp in four passes over the rays, the flux in four more.
+        along_i = n2 * c - n1
+        ts = along_i * (2.0 * n1 / (n2 * n2 - n1 * n1))
+        return ts, ts / c, (n2 - n1 * c) / along_i * (n2 / n1)
     along_i = be.abs(n2 * c - n1)
     along_t = be.abs(n2 - n1 * c)
     apart = along_i + along_t > be.machine_eps(along_i) * (n1 + n2)  # else n1 = n2, no turn
-    along_i = be.where(apart, along_i, 1.0)
-    along_t = be.where(apart, along_t, 1.0)
-    flux = (n2 * along_t) / (n1 * along_i)
+    if not none_true(~apart):
+        along_i = be.where(apart, along_i, 1.0)
+        along_t = be.where(apart, along_t, 1.0)
+    q1, q2 = n1 * along_i, n2 * along_t  # n cos θ on either side, times |v|
+    flux = q2 / q1
     if coating is None:
         # fresnel_amplitudes' ts, tp for a real cos θt (the ray was not totally reflected)
-        a = n1 * along_i
-        ts = 2.0 * a / (a + n2 * along_t)
-        tp = 2.0 * a / (n2 * along_i + n1 * along_t)
+        twice = 2.0 * q1
+        ts = twice / (q1 + q2)
+        tp = twice / (n2 * along_i + n1 * along_t)
         return ts, tp, flux
     norm2 = n1 * n1 + n2 * n2 - 2.0 * n1 * n2 * c
     cos_i = be.where(apart, along_i / be.sqrt(be.where(apart, norm2, 1.0)), 1.0)
     _, _, ts, tp = coating.amplitudes(n1, n2, cos_i, wavelength)
     return ts, tp, flux
+
+
+def _well_apart(n1, n2, like):
+    """True when the indices are two real numbers, read without waiting, that differ by more
+    than sqrt(eps) (n1 + n2), eps that of ``like``'s dtype: no ray needs the equal-media guard.
+    """
+    arrays = [v for v in (n1, n2) if be.is_array(v)]
+    if any(tuple(v.shape) != () for v in arrays):
+        return False  # an index per ray
+    if arrays and (be.is_compiling(*arrays) or not accel.host_reads_cheap(*arrays)):
+        return False
+    values = [be.item(v) if be.is_array(v) else v for v in (n1, n2)]
+    if not all(isinstance(v, numbers.Real) for v in values):
+        return False  # complex: the general path
+    eps = be.machine_eps(like)
+    return abs(values[1] - values[0]) > math.sqrt(eps) * (values[0] + values[1])
 
 
 def _directions(rays):
